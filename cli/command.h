@@ -1,0 +1,44 @@
+// The CLI is a table of thin subcommands (STYLE.md 8): each parses its
+// options, calls one library function and prints. Exit status: 0 success,
+// 1 a failure of the work itself, 2 bad input (usage, profile, file).
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace sd::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitBadInput = 2;
+
+using Handler = std::function<int()>;
+
+struct CommandDef {
+  const char* name;
+  const char* summary;
+  // Adds options to `sub` and returns the handler to run once parsing succeeded.
+  Handler (*setup)(CLI::App& sub);
+};
+
+const std::vector<CommandDef>& commands();
+
+// Prints "streamdisk: <msg>" on stderr and returns kExitBadInput.
+int bad_input(const std::string& msg);
+// Prints "streamdisk: <msg>" on stderr and returns kExitFailure.
+int failure(const std::string& msg);
+
+// --profile and --set, shared by every command that takes a profile.
+struct ProfileArgs {
+  std::string profile;
+  std::vector<std::string> sets;
+};
+void add_profile_options(CLI::App& sub, ProfileArgs& args, bool required = true);
+
+// Subcommand setups (one file each).
+Handler setup_profiles(CLI::App& sub);
+Handler setup_show(CLI::App& sub);
+
+}  // namespace sd::cli

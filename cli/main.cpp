@@ -1,0 +1,67 @@
+// streamdisk: will this storage keep up with my recording?
+#include <cstdio>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cli/command.h"
+
+namespace sd::cli {
+
+int bad_input(const std::string& msg) {
+  fmt::print(stderr, "streamdisk: {}\n", msg);
+  return kExitBadInput;
+}
+
+int failure(const std::string& msg) {
+  fmt::print(stderr, "streamdisk: {}\n", msg);
+  return kExitFailure;
+}
+
+void add_profile_options(CLI::App& sub, ProfileArgs& a, bool required) {
+  auto* o = sub.add_option("-p,--profile", a.profile,
+                           "Profile: a built-in name, a TOML file, or layers joined by '+' "
+                           "(host+filesystem+device). `streamdisk profiles` lists them.");
+  if (required) o->required();
+  sub.add_option("--set", a.sets, "Override a parameter: --set device.sustained_mbps=20 (repeatable)")
+      ->type_name("KEY=VALUE");
+}
+
+}  // namespace sd::cli
+
+int main(int argc, char** argv) {
+  using namespace sd::cli;
+  CLI::App app{
+      "streamdisk: will this storage keep up with my recording, for the whole recording?\n"
+      "Parametric drive models, an offline simulator, a throttling FUSE filesystem.\n\n"
+      "Examples:\n"
+      "  streamdisk profiles\n"
+      "  streamdisk show samsung-960evo-250g\n"
+      "  streamdisk show rpi4-buster+exfat-fuse+sandisk-ultrafit-16g --set device.sustained_mbps=8\n",
+      "streamdisk"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "streamdisk 0.1.0");
+  Handler handler;
+  for (const auto& c : commands()) {
+    CLI::App* sub = app.add_subcommand(c.name, c.summary);
+    auto setup = c.setup;
+    // Set up lazily-bound handlers: each subcommand records its own.
+    Handler h = setup(*sub);
+    sub->callback([&handler, h] { handler = h; });
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string which;
+    for (auto* s : app.get_subcommands()) which = s->get_name();
+    return bad_input(fmt::format("{} (see `streamdisk {}--help`)", e.what(), which.empty() ? "" : which + " "));
+  }
+  if (!handler) return bad_input("no subcommand given (see `streamdisk --help`)");
+  return handler();
+}

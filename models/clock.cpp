@@ -1,0 +1,36 @@
+#include <chrono>
+#include <thread>
+
+#include "models/device.h"
+
+namespace sd {
+
+static int64_t mono_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+RealClock::RealClock() : start_ns_(mono_ns()) {}
+
+double RealClock::now() { return static_cast<double>(mono_ns() - start_ns_) * 1e-9; }
+
+void RealClock::sleep_until(double t) {
+  auto target = std::chrono::steady_clock::time_point(
+      std::chrono::nanoseconds(start_ns_ + static_cast<int64_t>(t * 1e9)));
+  std::this_thread::sleep_until(target);
+}
+
+std::string_view op_name(OpKind k) {
+  switch (k) {
+    case OpKind::Create: return "create";
+    case OpKind::Write: return "write";
+    case OpKind::Read: return "read";
+    case OpKind::Fsync: return "fsync";
+    case OpKind::Truncate: return "truncate";
+    case OpKind::Close: return "close";
+    case OpKind::Remove: return "remove";
+  }
+  return "?";
+}
+
+}  // namespace sd

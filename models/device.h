@@ -1,0 +1,73 @@
+// The Device interface: an operation goes in with the time it is issued, the
+// time it completes comes out (STYLE.md 1-2). ModelDevice computes that time
+// from a profile and never sleeps; RealDevice (measure/) performs the
+// operation and reports when it finished. Callers decide how to wait.
+//
+// Units: times are seconds on the caller's clock (virtual or real, as a
+// double); offsets and sizes are bytes. Files are named by ids the caller
+// chooses (an inode number, a channel index), made known by Create.
+#pragma once
+#include <cstdint>
+#include <string_view>
+
+namespace sd {
+
+using FileId = uint64_t;
+
+enum class OpKind : uint8_t { Create, Write, Read, Fsync, Truncate, Close, Remove };
+std::string_view op_name(OpKind k);  // "create", "write", ... as in traces
+
+struct Op {
+  OpKind kind = OpKind::Write;
+  FileId file = 0;
+  uint64_t offset = 0;  // Write/Read: where; unused otherwise
+  uint64_t bytes = 0;   // Write/Read: how many; Truncate: the new size
+  bool direct = false;  // O_DIRECT: bypasses the host page cache
+};
+
+struct Completion {
+  double done = 0;     // completion time, >= the issue time
+  int error = 0;       // 0, or an errno value (ENOSPC, EFBIG, EBADF, EINVAL)
+  uint64_t bytes = 0;  // bytes written or read (short on ENOSPC/EFBIG/EOF)
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  // Issues `op` at time `now`. Not thread-safe: callers serialise access.
+  virtual Completion submit(const Op& op, double now) = 0;
+};
+
+// Where time comes from (STYLE.md 1). Workloads ask the clock; they never call
+// steady_clock or sleep themselves.
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual double now() = 0;                // seconds since the clock's start
+  virtual void sleep_until(double t) = 0;  // returns at once if t <= now()
+};
+
+// Simulation time: sleeping jumps forward.
+class VirtualClock final : public Clock {
+ public:
+  double now() override { return t_; }
+  void sleep_until(double t) override {
+    if (t > t_) t_ = t;
+  }
+
+ private:
+  double t_ = 0;
+};
+
+// Wall time from a monotonic clock, zero at construction.
+class RealClock final : public Clock {
+ public:
+  RealClock();
+  double now() override;
+  void sleep_until(double t) override;
+
+ private:
+  int64_t start_ns_;
+};
+
+}  // namespace sd

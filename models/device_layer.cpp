@@ -1,0 +1,67 @@
+#include "models/device_layer.h"
+
+#include <algorithm>
+
+namespace sd {
+
+DeviceLayer::DeviceLayer(const LayerParams& p, uint64_t seed)
+    : capacity_(p.get("capacity_bytes")),
+      sustained_(p.get("sustained_mbps") * 1e6),
+      burst_bytes_(p.get("burst_bytes")),
+      burst_rate_(p.get("burst_mbps") * 1e6),
+      recover_(p.get("recover_mbps") * 1e6),
+      overhead_s_(p.get("op_overhead_us") * 1e-6),
+      seek_s_(p.get("seek_penalty_us") * 1e-6),
+      knee_(p.get("fill_knee")),
+      floor_(p.get("fill_floor")),
+      read_rate_((p.get("read_mbps") > 0 ? p.get("read_mbps") : p.get("sustained_mbps")) * 1e6),
+      read_lat_s_(p.get("read_latency_us") * 1e-6),
+      read_max_(p.get("read_max_mbps") * 1e6),
+      stalls_(p, seed ^ 0xD1CEull),
+      read_lanes_(static_cast<size_t>(p.get("read_queue_depth")), 0.0) {}
+
+double DeviceLayer::fill_multiplier(double used) const {
+  if (capacity_ <= 0 || knee_ >= 1) return 1.0;
+  double f = std::min(1.0, used / capacity_);
+  if (f <= knee_) return 1.0;
+  return 1.0 - (1.0 - floor_) * (f - knee_) / (1.0 - knee_);
+}
+
+double DeviceLayer::burst_left(double t) const {
+  double level = level_;
+  if (t > free_at_) level = std::max(0.0, level - recover_ * (t - free_at_));
+  return std::max(0.0, burst_bytes_ - level);
+}
+
+double DeviceLayer::write(FileId file, uint64_t offset, uint64_t bytes, double start, double used) {
+  double t = std::max(start, free_at_);
+  if (t > free_at_ && recover_ > 0) level_ = std::max(0.0, level_ - recover_ * (t - free_at_));
+  t += overhead_s_;
+  if (file != last_file_ || offset != last_end_) t += seek_s_;
+  double m = fill_multiplier(used);
+  double in_burst = std::min(static_cast<double>(bytes), std::max(0.0, burst_bytes_ - level_));
+  double rest = static_cast<double>(bytes) - in_burst;
+  if (in_burst > 0) t += in_burst / (burst_rate_ * m);
+  t += rest / (sustained_ * m);
+  level_ += in_burst;
+  t += stalls_.on_bytes(bytes);
+  last_file_ = file;
+  last_end_ = offset + bytes;
+  free_at_ = t;
+  return t;
+}
+
+double DeviceLayer::read(uint64_t bytes, double start) {
+  auto lane = std::min_element(read_lanes_.begin(), read_lanes_.end());
+  double t = std::max(start, *lane) + read_lat_s_;
+  double end = t + static_cast<double>(bytes) / read_rate_;
+  if (read_max_ > 0) {
+    // The interface carries one transfer at a time at its ceiling rate.
+    read_bus_free_ = std::max(read_bus_free_, t) + static_cast<double>(bytes) / read_max_;
+    end = std::max(end, read_bus_free_);
+  }
+  *lane = end;
+  return end;
+}
+
+}  // namespace sd

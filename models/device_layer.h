@@ -1,0 +1,53 @@
+// The device layer: write cache (burst region), per-request overhead, the
+// non-sequential penalty, fill-level degradation, device stalls, and reads.
+// One write channel (requests are served in order) and up to
+// read_queue_depth read channels sharing an interface ceiling.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "models/device.h"
+#include "models/params.h"
+#include "models/stalls.h"
+
+namespace sd {
+
+// Metadata writes of the filesystem use this file id at the device level.
+inline constexpr FileId kMetadataFile = ~FileId{0};
+
+class DeviceLayer {
+ public:
+  DeviceLayer(const LayerParams& p, uint64_t seed);
+
+  // Serves a write request of `bytes` at `offset` of `file`, starting no
+  // earlier than `start` and after earlier requests. Returns its end time.
+  // `used_bytes` is the space in use now (for the fill level).
+  double write(FileId file, uint64_t offset, uint64_t bytes, double start, double used_bytes);
+  // Serves a read; returns its end time.
+  double read(uint64_t bytes, double start);
+
+  double free_at() const { return free_at_; }
+  double capacity() const { return capacity_; }
+  double burst_bytes() const { return burst_bytes_; }
+  double fill_multiplier(double used_bytes) const;
+  // Burst cache bytes still free at time t (recovery while idle included).
+  double burst_left(double t) const;
+  const StallProcess& stalls() const { return stalls_; }
+  void disable_stalls() { stalls_.disable(); }
+  // Puts the burst cache in a given state (analytic helpers, tests).
+  void set_burst_level(double level) { level_ = level; }
+
+ private:
+  double capacity_, sustained_, burst_bytes_, burst_rate_, recover_;
+  double overhead_s_, seek_s_, knee_, floor_;
+  double read_rate_, read_lat_s_, read_max_;
+  double level_ = 0;      // bytes in the burst cache
+  double free_at_ = 0;    // the write channel is busy until then
+  FileId last_file_ = kMetadataFile - 1;
+  uint64_t last_end_ = UINT64_MAX;
+  StallProcess stalls_;
+  std::vector<double> read_lanes_;  // each lane's busy-until time
+  double read_bus_free_ = 0;
+};
+
+}  // namespace sd

@@ -1,0 +1,74 @@
+#include "models/file_table.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+
+namespace sd {
+
+FileTable::FileTable(double cluster, double max_file, double capacity, double prefill)
+    : cluster_(cluster), max_file_(max_file), capacity_(capacity), prefill_(prefill) {}
+
+bool FileTable::create(FileId f) { return files_.emplace(f, 0).second; }
+
+void FileTable::remove(FileId f) {
+  auto it = files_.find(f);
+  if (it == files_.end()) return;
+  clusters_ -= clusters_for(it->second);
+  files_.erase(it);
+}
+
+uint64_t FileTable::size(FileId f) const {
+  auto it = files_.find(f);
+  return it == files_.end() ? 0 : it->second;
+}
+
+uint64_t FileTable::clusters_for(uint64_t size) const {
+  return static_cast<uint64_t>(std::ceil(static_cast<double>(size) / cluster_));
+}
+
+FileTable::Grant FileTable::check_write(FileId f, uint64_t offset, uint64_t bytes) const {
+  uint64_t allowed = bytes;
+  int err = 0;
+  if (max_file_ > 0) {
+    auto limit = static_cast<uint64_t>(max_file_);
+    if (offset >= limit) return {0, EFBIG};
+    if (offset + bytes > limit) allowed = limit - offset, err = EFBIG;
+  }
+  if (capacity_ > 0) {
+    uint64_t old_size = size(f);
+    uint64_t new_size = std::max(old_size, offset + allowed);
+    uint64_t extra = clusters_for(new_size) - clusters_for(old_size);
+    double free_bytes = capacity_ - used_bytes();
+    auto free_clusters = static_cast<uint64_t>(std::max(0.0, std::floor(free_bytes / cluster_)));
+    if (extra > free_clusters) {
+      // Only what fits in the free clusters is written.
+      uint64_t max_end = (clusters_for(old_size) + free_clusters) * static_cast<uint64_t>(cluster_);
+      if (offset >= max_end) return {0, ENOSPC};
+      allowed = std::min(allowed, max_end - offset);
+      err = ENOSPC;
+    }
+  }
+  return {allowed, err};
+}
+
+void FileTable::commit_write(FileId f, uint64_t offset, uint64_t bytes) {
+  uint64_t& size = files_[f];
+  uint64_t new_size = std::max(size, offset + bytes);
+  clusters_ += clusters_for(new_size) - clusters_for(size);
+  size = new_size;
+}
+
+int FileTable::truncate(FileId f, uint64_t new_size) {
+  if (max_file_ > 0 && static_cast<double>(new_size) > max_file_) return EFBIG;
+  uint64_t& size = files_[f];
+  uint64_t before = clusters_for(size), after = clusters_for(new_size);
+  if (after > before && capacity_ > 0 &&
+      static_cast<double>(after - before) * cluster_ > capacity_ - used_bytes())
+    return ENOSPC;
+  clusters_ = clusters_ - before + after;
+  size = new_size;
+  return 0;
+}
+
+}  // namespace sd

@@ -1,0 +1,42 @@
+// Files as the filesystem layer sees them: sizes, clusters in use, and the
+// limits that make writes fail (EFBIG past max_file_bytes, ENOSPC past the
+// device's capacity). Files are allocated in whole clusters, without holes.
+#pragma once
+#include <cstdint>
+#include <unordered_map>
+
+#include "models/device.h"
+
+namespace sd {
+
+class FileTable {
+ public:
+  FileTable(double cluster_bytes, double max_file_bytes, double capacity_bytes, double prefill_bytes);
+
+  bool exists(FileId f) const { return files_.count(f) != 0; }
+  // Returns false if the file already exists.
+  bool create(FileId f);
+  void remove(FileId f);
+  uint64_t size(FileId f) const;
+  // How many of `bytes` at `offset` may be written, and the errno if not all.
+  struct Grant {
+    uint64_t bytes;
+    int error;
+  };
+  Grant check_write(FileId f, uint64_t offset, uint64_t bytes) const;
+  void commit_write(FileId f, uint64_t offset, uint64_t bytes);
+  int truncate(FileId f, uint64_t new_size);  // 0 or errno
+
+  double used_bytes() const { return prefill_ + static_cast<double>(clusters_) * cluster_; }
+  double capacity() const { return capacity_; }
+  double cluster() const { return cluster_; }
+
+ private:
+  uint64_t clusters_for(uint64_t size) const;
+
+  double cluster_, max_file_, capacity_, prefill_;
+  uint64_t clusters_ = 0;
+  std::unordered_map<FileId, uint64_t> files_;  // id -> size
+};
+
+}  // namespace sd

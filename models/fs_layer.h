@@ -1,0 +1,40 @@
+// The filesystem layer: the driver's per-byte and per-request CPU work,
+// request splitting, metadata writes as the file grows (they land away from the
+// data), per-file create cost, and driver stalls. It forwards data and
+// metadata writes to the device layer. Space accounting (clusters, limits)
+// is in FileTable (file_table.h), checked when the application writes.
+#pragma once
+#include <cstdint>
+#include <unordered_map>
+
+#include "models/device_layer.h"
+#include "models/params.h"
+#include "models/stalls.h"
+
+namespace sd {
+
+class FsLayer {
+ public:
+  FsLayer(const LayerParams& p, DeviceLayer& device, uint64_t seed);
+
+  // Writes [offset, offset+bytes) of `file` through the driver, starting no
+  // earlier than `start`. Returns the end time.
+  double write(FileId file, uint64_t offset, uint64_t bytes, double start, double used_bytes);
+  double read(uint64_t bytes, double start);
+  // Cost of creating a file, starting at `start` (serialised with writes).
+  double create(double start);
+  void forget(FileId file) { high_water_.erase(file); }
+
+  const StallProcess& stalls() const { return stalls_; }
+  void disable_stalls() { stalls_.disable(); }
+
+ private:
+  DeviceLayer& dev_;
+  double request_bytes_, request_s_, driver_rate_, meta_every_, meta_bytes_, create_s_;
+  double meta_acc_ = 0;  // bytes appended since the last metadata write
+  uint64_t meta_offset_ = 0;
+  std::unordered_map<FileId, uint64_t> high_water_;  // bytes already on the device per file
+  StallProcess stalls_;
+};
+
+}  // namespace sd

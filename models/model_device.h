@@ -1,0 +1,58 @@
+// ModelDevice: the parametric drive model behind the Device interface. It
+// stacks the host page cache, the filesystem and the device layers of a
+// Profile, checks each operation's contract once on entry (STYLE.md 5), and
+// returns completion times without ever sleeping. The simulator, the FUSE
+// filesystem and replay all use this one class.
+#pragma once
+#include <cstdint>
+#include <memory>
+
+#include "models/device.h"
+#include "models/device_layer.h"
+#include "models/file_table.h"
+#include "models/fs_layer.h"
+#include "models/host_cache.h"
+#include "models/profile.h"
+
+namespace sd {
+
+struct ModelOptions {
+  uint64_t seed = 1;           // stalls are drawn from this seed
+  double prefill_bytes = 0;    // the device starts this full (bytes of other data)
+  double capacity_bytes = -1;  // >= 0 replaces the profile's capacity
+  bool stalls = true;          // false: no stalls (analytic helpers, some tests)
+};
+
+// A snapshot for status lines and summaries.
+struct ModelState {
+  double burst_left_bytes = 0;
+  double burst_bytes = 0;
+  double fill = 0;  // used / capacity, 0 if unlimited
+  double used_bytes = 0;
+  double dirty_bytes = 0;
+  uint64_t stalls = 0;
+  double stall_seconds = 0;
+  double device_free_at = 0;
+};
+
+class ModelDevice final : public Device {
+ public:
+  explicit ModelDevice(const Profile& profile, ModelOptions opt = {});
+  ModelDevice(const ModelDevice&) = delete;
+  ModelDevice& operator=(const ModelDevice&) = delete;
+
+  Completion submit(const Op& op, double now) override;
+  ModelState state(double now);
+  const FileTable& files() const { return files_; }
+  DeviceLayer& device_layer() { return device_; }
+
+ private:
+  static LayerParams device_params(const Profile& profile, const ModelOptions& opt);
+  double syscall_s_;
+  FileTable files_;
+  DeviceLayer device_;
+  FsLayer fs_;
+  HostCache host_;
+};
+
+}  // namespace sd

@@ -1,0 +1,226 @@
+#include "models/params.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+namespace sd {
+namespace {
+
+constexpr double kBig = 1e18;
+
+// Stall keys appear in two layers (a userspace filesystem driver and a flash
+// controller both pause); one process implementation serves both (stalls.h).
+#define SD_STALL_ROWS(L, who)                                                                   \
+  {L, "stall_interval_mb", Unit::MegaBytes, 0.0, 0, 1e9,                                        \
+   "Mean MB written between " who " stalls (exponentially distributed). 0 = no stalls."},      \
+  {L, "stall_duration_ms", Unit::Milliseconds, 0.0, 0, 1e6,                                     \
+   "Median length of one " who " stall (log-normal)."},                                         \
+  {L, "stall_duration_sigma", Unit::Ratio, 0.0, 0, 3,                                           \
+   "Spread of stall lengths: sigma of ln(duration). 0 = every stall lasts the median."}
+
+const ParamSpec kTable[] = {
+    // ---- host: the recording computer's OS ----
+    {Layer::Host, "dirty_limit_bytes", Unit::Bytes, 0.0, 0, 1e15,
+     "Dirty page-cache data a writer may accumulate before the OS throttles it to the device. "
+     "0 = no page cache: every write waits for the device (RTOS controllers)."},
+    {Layer::Host, "memory_mbps", Unit::MBps, 2000.0, 1, 1e6,
+     "Rate at which a buffered write is copied into the page cache while there is room."},
+    {Layer::Host, "syscall_us", Unit::Microseconds, 0.0, 0, 1e8,
+     "CPU cost of one write or read call (OS plus the application's I/O library), per call."},
+    {Layer::Host, "writeback_chunk_bytes", Unit::Bytes, 1048576.0, 4096, 1e10,
+     "Largest request the page-cache writeback sends down at once (contiguous dirty data merges)."},
+
+    // ---- filesystem ----
+    {Layer::Filesystem, "cluster_bytes", Unit::Bytes, 4096.0, 512, 64.0 * 1048576,
+     "Allocation unit; space is used in whole clusters."},
+    {Layer::Filesystem, "create_us", Unit::Microseconds, 0.0, 0, 1e8,
+     "Cost of creating one file (directory entry, allocation tables)."},
+    {Layer::Filesystem, "request_bytes", Unit::Bytes, 0.0, 0, 1e10,
+     "Largest request the driver passes to the device; larger writes are split. 0 = no split."},
+    {Layer::Filesystem, "request_us", Unit::Microseconds, 0.0, 0, 1e8,
+     "Driver CPU cost per request (e.g. one FUSE round trip for a userspace driver)."},
+    {Layer::Filesystem, "driver_mbps", Unit::MBps, 0.0, 0, 1e6,
+     "Per-byte throughput of the driver's own CPU work (copies, checksums). 0 = not a limit."},
+    {Layer::Filesystem, "meta_every_bytes", Unit::Bytes, 0.0, 0, 1e15,
+     "A metadata write (allocation table, bitmap, size) goes to the device every this many "
+     "appended bytes. It lands away from the data, so it costs the device's seek penalty. 0 = none."},
+    {Layer::Filesystem, "meta_write_bytes", Unit::Bytes, 4096.0, 0, 1e9,
+     "Size of each metadata write."},
+    {Layer::Filesystem, "max_file_bytes", Unit::Bytes, 0.0, 0, kBig,
+     "Largest file the filesystem allows; a write past it fails with EFBIG. 0 = no limit."},
+    SD_STALL_ROWS(Layer::Filesystem, "driver"),
+
+    // ---- device ----
+    {Layer::Device, "capacity_bytes", Unit::Bytes, 0.0, 0, 1e17,
+     "Usable capacity. Sets fill level and ENOSPC. 0 = unlimited (no fill effects)."},
+    {Layer::Device, "sustained_mbps", Unit::MBps, std::nullopt, 1e-3, 1e6,
+     "Write bandwidth once the burst cache is full (the rate a long recording gets)."},
+    {Layer::Device, "burst_bytes", Unit::Bytes, 0.0, 0, 1e15,
+     "Size of the fast write cache (SLC/TurboWrite, DRAM). 0 = none."},
+    {Layer::Device, "burst_mbps", Unit::MBps, 0.0, 0, 1e6,
+     "Write bandwidth into the burst cache. Required when burst_bytes > 0."},
+    {Layer::Device, "recover_mbps", Unit::MBps, 0.0, 0, 1e6,
+     "Rate at which the burst cache empties while the device is idle. 0 = it never recovers."},
+    {Layer::Device, "op_overhead_us", Unit::Microseconds, 0.0, 0, 1e8,
+     "Fixed cost per write request, so rate(b) = b / (overhead + b / bandwidth)."},
+    {Layer::Device, "seek_penalty_us", Unit::Microseconds, 0.0, 0, 1e8,
+     "Extra cost of a write that does not continue the previous one (another file, a header "
+     "rewrite, filesystem metadata)."},
+    {Layer::Device, "fill_knee", Unit::Fraction, 1.0, 0, 1,
+     "Fill level above which bandwidth falls. 1 = no fill effect."},
+    {Layer::Device, "fill_floor", Unit::Fraction, 1.0, 0.001, 1,
+     "Bandwidth multiplier reached at 100 % full (linear from the knee)."},
+    SD_STALL_ROWS(Layer::Device, "device"),
+    {Layer::Device, "read_mbps", Unit::MBps, 0.0, 0, 1e6,
+     "Read bandwidth of one request stream. 0 = no read figure: reads go at sustained_mbps."},
+    {Layer::Device, "read_latency_us", Unit::Microseconds, 0.0, 0, 1e8,
+     "Fixed latency of one read request."},
+    {Layer::Device, "read_max_mbps", Unit::MBps, 0.0, 0, 1e6,
+     "Aggregate read ceiling of the interface (e.g. SATA ~530). 0 = none beyond the streams."},
+    {Layer::Device, "read_queue_depth", Unit::Count, 1.0, 1, 1024,
+     "Read requests the device serves in parallel."},
+};
+#undef SD_STALL_ROWS
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+}  // namespace
+
+std::string_view layer_name(Layer l) {
+  switch (l) {
+    case Layer::Host: return "host";
+    case Layer::Filesystem: return "filesystem";
+    case Layer::Device: return "device";
+  }
+  return "?";
+}
+
+std::optional<Layer> layer_from_name(std::string_view s) {
+  for (Layer l : kLayers)
+    if (layer_name(l) == s) return l;
+  return std::nullopt;
+}
+
+std::string_view unit_name(Unit u) {
+  switch (u) {
+    case Unit::Bytes: return "bytes";
+    case Unit::MBps: return "MB/s";
+    case Unit::Microseconds: return "us";
+    case Unit::Milliseconds: return "ms";
+    case Unit::MegaBytes: return "MB";
+    case Unit::Fraction: return "fraction";
+    case Unit::Count: return "count";
+    case Unit::Ratio: return "ratio";
+  }
+  return "?";
+}
+
+std::span<const ParamSpec> param_table() { return kTable; }
+
+std::vector<const ParamSpec*> params_of(Layer l) {
+  std::vector<const ParamSpec*> out;
+  for (const auto& s : kTable)
+    if (s.layer == l) out.push_back(&s);
+  return out;
+}
+
+const ParamSpec* find_param(Layer l, std::string_view key) {
+  for (const auto& s : kTable)
+    if (s.layer == l && s.key == key) return &s;
+  return nullptr;
+}
+
+std::string nearest(std::string_view word, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_d = std::numeric_limits<size_t>::max();
+  for (const auto& c : candidates) {
+    size_t d = edit_distance(word, c);
+    // A key that contains the word (or the reverse) is a strong hint too.
+    if (c.find(word) != std::string::npos || std::string_view(word).find(c) != std::string_view::npos)
+      d = std::min(d, size_t{2});
+    if (d < best_d) best_d = d, best = c;
+  }
+  size_t limit = std::max<size_t>(3, word.size() / 3);
+  return best_d <= limit ? best : std::string();
+}
+
+std::string range_text(const ParamSpec& s) {
+  auto num = [](double v) { return v >= kBig ? std::string("unbounded") : fmt::format("{:g}", v); };
+  return fmt::format("{}..{} {}", num(s.min), num(s.max), unit_name(s.unit));
+}
+
+LayerParams::LayerParams(Layer l) : layer_(l), specs_(params_of(l)) {
+  values_.resize(specs_.size());
+  present_.assign(specs_.size(), false);
+}
+
+static size_t index_of(const std::vector<const ParamSpec*>& specs, std::string_view key) {
+  for (size_t i = 0; i < specs.size(); ++i)
+    if (specs[i]->key == key) return i;
+  return specs.size();
+}
+
+double LayerParams::get(std::string_view key) const { return entry(key).value; }
+
+const ParamValue& LayerParams::entry(std::string_view key) const {
+  size_t i = index_of(specs_, key);
+  if (i == specs_.size()) std::abort();  // internal invariant: code asked for a key not in the table
+  return values_[i];
+}
+
+ParamValue& LayerParams::entry(std::string_view key) {
+  size_t i = index_of(specs_, key);
+  if (i == specs_.size()) std::abort();
+  return values_[i];
+}
+
+bool LayerParams::has(std::string_view key) const {
+  size_t i = index_of(specs_, key);
+  return i < specs_.size() && present_[i];
+}
+
+Status LayerParams::set(std::string_view key, double v, Origin origin, std::string source, bool estimate) {
+  size_t i = index_of(specs_, key);
+  if (i == specs_.size()) {
+    std::vector<std::string> keys;
+    for (auto* s : specs_) keys.emplace_back(s->key);
+    std::string hint = nearest(key, keys);
+    return Status::error(fmt::format("unknown {} parameter '{}'{}; `streamdisk show --params` lists them",
+                                     layer_name(layer_), key,
+                                     hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
+  }
+  const ParamSpec& s = *specs_[i];
+  if (!std::isfinite(v) || v < s.min || v > s.max)
+    return Status::error(fmt::format("{}.{} = {:g} is out of range: allowed {}", layer_name(layer_), key, v,
+                                     range_text(s)));
+  values_[i] = ParamValue{v, origin, std::move(source), estimate};
+  present_[i] = true;
+  return {};
+}
+
+Status LayerParams::finish(std::string_view where) {
+  for (size_t i = 0; i < specs_.size(); ++i) {
+    if (present_[i]) continue;
+    const ParamSpec& s = *specs_[i];
+    if (!s.default_value)
+      return Status::error(fmt::format("{}: required {} parameter '{}' is missing (allowed {}): add `{} = ...`",
+                                       where, layer_name(layer_), s.key, range_text(s), s.key));
+    values_[i] = ParamValue{*s.default_value, Origin::Default, {}, false};
+  }
+  return {};
+}
+
+}  // namespace sd

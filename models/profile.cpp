@@ -1,0 +1,437 @@
+#include "models/profile.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include "models/builtin_profiles.h"
+#include "models/units.h"
+
+namespace sd {
+namespace fs = std::filesystem;
+namespace {
+
+const std::vector<std::string> kLayerTopKeys = {"format_version", "layer", "name", "summary", "source", "params"};
+const std::vector<std::string> kCompositeTopKeys = {"format_version", "name", "summary", "source",
+                                                    "host", "filesystem", "device"};
+
+Status unknown_key(std::string_view origin, std::string_view what, std::string_view key,
+                   const std::vector<std::string>& allowed) {
+  std::string hint = nearest(key, allowed);
+  return Status::error(fmt::format("{}: unknown {} '{}'{}", origin, what, key,
+                                   hint.empty() ? fmt::format(" (allowed: {})", fmt::join(allowed, ", "))
+                                                : fmt::format(" (did you mean '{}'?)", hint)));
+}
+
+std::string str_or(const toml::table& t, std::string_view key) {
+  if (auto v = t[key].value<std::string>()) return *v;
+  return {};
+}
+
+// Reads one layer's definition (a layer file, or an inline table in a composite).
+Result<LayerProfile> parse_layer(const toml::table& t, Layer layer, std::string_view origin, bool inline_table) {
+  std::vector<std::string> allowed = inline_table ? std::vector<std::string>{"name", "summary", "source", "params"}
+                                                  : kLayerTopKeys;
+  for (auto&& [k, v] : t)
+    if (std::find(allowed.begin(), allowed.end(), k.str()) == allowed.end())
+      return unknown_key(origin, "key", k.str(), allowed);
+  LayerProfile lp;
+  lp.name = str_or(t, "name");
+  if (lp.name.empty()) lp.name = inline_table ? "inline" : "";
+  lp.summary = str_or(t, "summary");
+  lp.source = str_or(t, "source");
+  lp.origin = std::string(origin);
+  lp.params = LayerParams(layer);
+  const toml::table* params = t["params"].as_table();
+  if (!params) {
+    if (t.contains("params"))
+      return Result<LayerProfile>::error(fmt::format("{}: 'params' must be a table: write [params]", origin));
+    return lp;  // a layer with nothing set: all defaults (show says so)
+  }
+  for (auto&& [k, node] : *params) {
+    std::string key(k.str());
+    const ParamSpec* spec = find_param(layer, key);
+    if (!spec) {
+      Status st = lp.params.set(key, 0, Origin::Profile);  // produces the "did you mean" message
+      return Result<LayerProfile>::error(fmt::format("{}: {}", origin, st.message()));
+    }
+    double value = 0;
+    std::string source;
+    bool estimate = false;
+    const toml::node* vnode = &node;
+    if (auto* tbl = node.as_table()) {
+      for (auto&& [ik, iv] : *tbl)
+        if (ik.str() != "value" && ik.str() != "source" && ik.str() != "estimate")
+          return unknown_key(origin, fmt::format("field of '{}'", key), ik.str(), {"value", "source", "estimate"});
+      vnode = tbl->get("value");
+      if (!vnode)
+        return Result<LayerProfile>::error(
+            fmt::format("{}: '{}' has no value: write {} = {{ value = ..., source = \"...\" }}", origin, key, key));
+      source = str_or(*tbl, "source");
+      estimate = (*tbl)["estimate"].value_or(false);
+    }
+    if (auto d = vnode->value<double>()) {
+      value = *d;
+    } else if (auto s = vnode->value<std::string>()) {
+      auto parsed = parse_param_value(*spec, *s);
+      if (!parsed) return Result<LayerProfile>::error(fmt::format("{}: {}: {}", origin, key, parsed.message()));
+      value = *parsed;
+    } else {
+      return Result<LayerProfile>::error(
+          fmt::format("{}: '{}' must be a number (in {}), e.g. {} = 12.5", origin, key, unit_name(spec->unit), key));
+    }
+    Status st = lp.params.set(key, value, Origin::Profile, source, estimate);
+    if (!st.ok()) return Result<LayerProfile>::error(fmt::format("{}: {}", origin, st.message()));
+  }
+  return lp;
+}
+
+Result<Profile> load_part(std::string_view part, int depth);
+
+Result<Profile> parse_table(const toml::table& t, std::string_view origin, const fs::path& base_dir, int depth) {
+  if (auto fv = t["format_version"].value<int64_t>(); !fv || *fv != kProfileFormatVersion)
+    return Result<Profile>::error(fmt::format(
+        "{}: format_version must be {} (this streamdisk reads profile format {}): add `format_version = {}`",
+        origin, kProfileFormatVersion, kProfileFormatVersion, kProfileFormatVersion));
+  Profile p;
+  p.name = str_or(t, "name");
+  p.summary = str_or(t, "summary");
+  p.source = str_or(t, "source");
+  if (t.contains("layer")) {
+    std::string ln = str_or(t, "layer");
+    auto layer = layer_from_name(ln);
+    if (!layer)
+      return Result<Profile>::error(
+          fmt::format("{}: layer = \"{}\" is not a layer: use \"host\", \"filesystem\" or \"device\"", origin, ln));
+    auto lp = parse_layer(t, *layer, origin, false);
+    if (!lp) return lp.status();
+    p.set_layer(std::move(*lp));
+    return p;
+  }
+  for (auto&& [k, v] : t)
+    if (std::find(kCompositeTopKeys.begin(), kCompositeTopKeys.end(), k.str()) == kCompositeTopKeys.end())
+      return unknown_key(origin, "key", k.str(), kCompositeTopKeys);
+  bool any = false;
+  for (Layer l : kLayers) {
+    const toml::node* n = t.get(layer_name(l));
+    if (!n) continue;
+    any = true;
+    if (auto s = n->value<std::string>()) {
+      std::string ref = *s;
+      // A relative path in a file is relative to that file.
+      if ((ref.find('/') != std::string::npos || ref.ends_with(".toml")) && !base_dir.empty() &&
+          fs::path(ref).is_relative())
+        ref = (base_dir / ref).string();
+      auto sub = load_part(ref, depth + 1);
+      if (!sub) return Result<Profile>::error(fmt::format("{}: {}: {}", origin, layer_name(l), sub.message()));
+      const LayerProfile* lp = sub->layer(l);
+      if (!lp)
+        return Result<Profile>::error(fmt::format("{}: {} = \"{}\" is not a {} profile", origin, layer_name(l), *s,
+                                                  layer_name(l)));
+      p.set_layer(*lp);
+    } else if (auto* tbl = n->as_table()) {
+      auto lp = parse_layer(*tbl, l, fmt::format("{} [{}]", origin, layer_name(l)), true);
+      if (!lp) return lp.status();
+      p.set_layer(std::move(*lp));
+    } else {
+      return Result<Profile>::error(fmt::format(
+          "{}: {} must be a profile name (\"{}\" = \"ext4\") or a table of params", origin, layer_name(l),
+          layer_name(l)));
+    }
+  }
+  if (!any)
+    return Result<Profile>::error(fmt::format(
+        "{}: neither `layer = \"...\"` nor any of host/filesystem/device is set: a profile needs one", origin));
+  return p;
+}
+
+struct Builtin {
+  std::string name;
+  std::string path;
+  std::string_view text;
+};
+
+const std::vector<Builtin>& builtins() {
+  static const std::vector<Builtin> v = [] {
+    std::vector<Builtin> out;
+    for (const auto& e : builtin_profile_texts()) {
+      std::string stem = fs::path(std::string(e.path)).stem().string();
+      out.push_back({stem, std::string(e.path), e.text});
+    }
+    return out;
+  }();
+  return v;
+}
+
+Result<Profile> parse_text_at(std::string_view text, std::string_view origin, const fs::path& base, int depth) {
+  toml::table t;
+  try {
+    t = toml::parse(text, std::string(origin));
+  } catch (const toml::parse_error& e) {
+    return Result<Profile>::error(fmt::format("{}:{}: malformed TOML: {}", origin, e.source().begin.line,
+                                              e.description()));
+  }
+  return parse_table(t, origin, base, depth);
+}
+
+Result<Profile> load_part(std::string_view part, int depth) {
+  if (depth > 8) return Result<Profile>::error(fmt::format("profile '{}' includes itself (or nests too deeply)", part));
+  for (const auto& b : builtins())
+    if (b.name == part) {
+      auto p = parse_text_at(b.text, "built-in " + b.path, {}, depth);
+      if (p)
+        for (Layer l : kLayers)
+          if (p->has(l)) {
+            LayerProfile lp = *p->layer(l);
+            if (lp.origin.starts_with("built-in ")) lp.origin = "built-in";
+            p->set_layer(std::move(lp));
+          }
+      return p;
+    }
+  fs::path path{std::string(part)};
+  std::error_code ec;
+  if (fs::is_regular_file(path, ec)) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    if (!in)
+      return Result<Profile>::error(fmt::format("cannot read profile file '{}': check its permissions", part));
+    return parse_text_at(ss.str(), path.string(), path.parent_path(), depth);
+  }
+  std::vector<std::string> names;
+  for (const auto& b : builtins()) names.push_back(b.name);
+  std::string hint = nearest(part, names);
+  if (part.find('/') != std::string_view::npos || part.ends_with(".toml"))
+    return Result<Profile>::error(fmt::format("profile file '{}' does not exist", part));
+  return Result<Profile>::error(fmt::format("unknown profile '{}'{}; `streamdisk profiles` lists the built-in ones",
+                                            part, hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
+}
+
+}  // namespace
+
+const LayerProfile* Profile::layer(Layer l) const {
+  const auto& o = layers_[static_cast<int>(l)];
+  return o ? &*o : nullptr;
+}
+
+void Profile::set_layer(LayerProfile lp) {
+  Layer l = lp.params.layer();
+  layers_[static_cast<int>(l)] = std::move(lp);
+}
+
+const LayerParams& Profile::params(Layer l) const {
+  const auto& o = layers_[static_cast<int>(l)];
+  return o ? o->params : defaults_[static_cast<int>(l)];
+}
+
+LayerParams& Profile::mutable_params(Layer l) {
+  auto& o = layers_[static_cast<int>(l)];
+  return o ? o->params : defaults_[static_cast<int>(l)];
+}
+
+Result<double> parse_param_value(const ParamSpec& spec, std::string_view text) {
+  switch (spec.unit) {
+    case Unit::Bytes: return parse_size(text);
+    case Unit::MegaBytes: {
+      auto v = parse_size(text);
+      if (!v) return v;
+      // A bare number is already in MB; with a unit it is converted.
+      bool bare = text.find_first_not_of("0123456789.eE+- ") == std::string_view::npos;
+      return bare ? *v : *v / kMB;
+    }
+    case Unit::MBps: {
+      bool bare = text.find_first_not_of("0123456789.eE+- ") == std::string_view::npos;
+      if (bare) break;
+      auto v = parse_rate(text);
+      if (!v) return v;
+      return *v / kMB;
+    }
+    case Unit::Fraction: return parse_fraction(text);
+    case Unit::Microseconds:
+    case Unit::Milliseconds: {
+      bool bare = text.find_first_not_of("0123456789.eE+- ") == std::string_view::npos;
+      if (bare) break;
+      auto v = parse_duration(text);
+      if (!v) return v;
+      return *v * (spec.unit == Unit::Microseconds ? 1e6 : 1e3);
+    }
+    case Unit::Count:
+    case Unit::Ratio: break;
+  }
+  try {
+    size_t used = 0;
+    std::string s(text);
+    double v = std::stod(s, &used);
+    if (s.find_first_not_of(' ', used) == std::string::npos) return v;
+  } catch (...) {
+  }
+  return Result<double>::error(fmt::format("'{}' is not a number in {} for {}", text, unit_name(spec.unit), spec.key));
+}
+
+Status Profile::apply_override(std::string_view assignment) {
+  auto eq = assignment.find('=');
+  if (eq == std::string_view::npos)
+    return Status::error(fmt::format("--set '{}' needs the form key=value, e.g. --set device.sustained_mbps=20",
+                                     assignment));
+  std::string key(assignment.substr(0, eq));
+  std::string value(assignment.substr(eq + 1));
+  std::vector<Layer> layers;
+  std::string bare = key;
+  if (auto dot = key.find('.'); dot != std::string::npos) {
+    auto l = layer_from_name(key.substr(0, dot));
+    if (!l)
+      return Status::error(fmt::format("--set {}: '{}' is not a layer: use host., filesystem. or device.", assignment,
+                                       key.substr(0, dot)));
+    layers = {*l};
+    bare = key.substr(dot + 1);
+  } else {
+    for (Layer l : kLayers)
+      if (find_param(l, bare)) layers.push_back(l);
+    if (layers.size() > 1)
+      return Status::error(fmt::format("--set {}: '{}' exists in several layers: write {}.{} or {}.{}", assignment,
+                                       bare, layer_name(layers[0]), bare, layer_name(layers[1]), bare));
+    if (layers.empty()) {
+      std::vector<std::string> all;
+      for (const auto& s : param_table()) all.push_back(std::string(layer_name(s.layer)) + "." + std::string(s.key));
+      std::vector<std::string> bare_keys;
+      for (const auto& s : param_table()) bare_keys.emplace_back(s.key);
+      std::string hint = nearest(bare, bare_keys);
+      return Status::error(fmt::format("--set: unknown parameter '{}'{}; `streamdisk show --params` lists them", bare,
+                                       hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
+    }
+  }
+  Layer l = layers[0];
+  const ParamSpec* spec = find_param(l, bare);
+  if (!spec) return mutable_params(l).set(bare, 0, Origin::Override);  // "did you mean" message
+  auto v = parse_param_value(*spec, value);
+  if (!v) return Status::error(fmt::format("--set {}: {}", assignment, v.message()));
+  if (!has(l)) {
+    LayerProfile lp;
+    lp.name = "(--set)";
+    lp.origin = "--set";
+    lp.params = LayerParams(l);
+    set_layer(std::move(lp));
+  }
+  Status st = mutable_params(l).set(bare, *v, Origin::Override, "--set on the command line");
+  if (!st.ok()) return Status::error(fmt::format("--set: {}", st.message()));
+  return {};
+}
+
+Status Profile::finish() {
+  for (Layer l : kLayers) {
+    LayerParams& lp = mutable_params(l);
+    std::string where = has(l) ? fmt::format("profile '{}' ({})", layer(l)->name, layer(l)->origin)
+                               : fmt::format("profile '{}'", name);
+    if (!has(l) && l == Layer::Device)
+      return Status::error(fmt::format("profile '{}' has no device layer: add one, e.g. '{}+ssd-generic' "
+                                       "(see `streamdisk profiles`)", name, name));
+    Status st = lp.finish(where);
+    if (!st.ok()) return st;
+  }
+  const LayerParams& d = params(Layer::Device);
+  if (d.get("burst_bytes") > 0 && d.get("burst_mbps") <= 0)
+    return Status::error(fmt::format("profile '{}': device.burst_bytes is set but burst_mbps is 0: give the burst "
+                                     "cache's write rate (burst_mbps = ...)", name));
+  if (d.get("fill_floor") < 1 && d.get("fill_knee") >= 1)
+    return Status::error(fmt::format("profile '{}': device.fill_floor < 1 has no effect unless fill_knee < 1", name));
+  return {};
+}
+
+Result<Profile> parse_profile_text(std::string_view text, std::string_view origin) {
+  return parse_text_at(text, origin, {}, 0);
+}
+
+Result<Profile> load_profile_unfinished(std::string_view spec) {
+  if (spec.empty()) return Result<Profile>::error("empty --profile: name a profile (`streamdisk profiles` lists them)");
+  Profile out;
+  out.name = std::string(spec);
+  std::map<Layer, std::string> set_by;  // which part set each layer explicitly
+  size_t start = 0;
+  int parts = 0;
+  while (start <= spec.size()) {
+    size_t plus = spec.find('+', start);
+    std::string_view part = spec.substr(start, plus == std::string_view::npos ? spec.npos : plus - start);
+    if (part.empty())
+      return Result<Profile>::error(fmt::format("profile '{}' has an empty part between '+' signs", spec));
+    auto p = load_part(part, 0);
+    if (!p) return p.status();
+    ++parts;
+    int layers_here = 0;
+    for (Layer l : kLayers) layers_here += p->has(l);
+    for (Layer l : kLayers) {
+      if (!p->has(l)) continue;
+      // Two single-layer parts for the same layer is almost surely a mistake.
+      if (layers_here == 1 && set_by.count(l))
+        return Result<Profile>::error(fmt::format("profile '{}': the {} layer is given twice ('{}' and '{}')", spec,
+                                                  layer_name(l), set_by[l], part));
+      if (layers_here == 1) set_by[l] = std::string(part);
+      out.set_layer(*p->layer(l));
+    }
+    if (parts == 1) {
+      out.summary = p->summary;
+      out.source = p->source;
+    }
+    if (plus == std::string_view::npos) break;
+    start = plus + 1;
+  }
+  if (parts > 1) out.summary.clear();
+  if (parts == 1 && !out.summary.empty()) {
+    // keep the composite's own summary
+  }
+  return out;
+}
+
+Result<Profile> load_profile(std::string_view spec, const std::vector<std::string>& overrides) {
+  auto p = load_profile_unfinished(spec);
+  if (!p) return p;
+  for (const auto& o : overrides) {
+    Status st = p->apply_override(o);
+    if (!st.ok()) return st;
+  }
+  Status st = p->finish();
+  if (!st.ok()) return st;
+  return p;
+}
+
+std::vector<ProfileInfo> builtin_profiles() {
+  std::vector<ProfileInfo> out;
+  for (const auto& b : builtins()) {
+    auto p = parse_text_at(b.text, "built-in " + b.path, {}, 0);
+    ProfileInfo info;
+    info.name = b.name;
+    if (!p) {
+      info.summary = "BROKEN: " + p.message();
+      out.push_back(info);
+      continue;
+    }
+    int n = 0;
+    std::vector<std::string> names;
+    for (Layer l : kLayers)
+      if (p->has(l)) {
+        ++n;
+        info.layer = l;
+        names.push_back(p->layer(l)->name);
+      }
+    if (n == 1) {
+      info.summary = p->layer(*info.layer)->summary;
+    } else {
+      info.layer.reset();
+      info.summary = p->summary;
+      info.layers = fmt::format("{}", fmt::join(names, "+"));
+    }
+    out.push_back(info);
+  }
+  auto rank = [](const ProfileInfo& i) { return i.layer ? static_cast<int>(*i.layer) : -1; };
+  std::stable_sort(out.begin(), out.end(), [&](const ProfileInfo& a, const ProfileInfo& b) {
+    if (rank(a) != rank(b)) return rank(a) < rank(b);
+    return a.name < b.name;
+  });
+  return out;
+}
+
+}  // namespace sd
