@@ -1,0 +1,231 @@
+#include "models/trace.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace sd {
+namespace {
+
+const char* kHeader = "start_s,end_s,op,file,offset,bytes,thread,queue_depth,modelled_end_s,error";
+
+const std::pair<int, const char*> kErrnos[] = {
+    {ENOSPC, "ENOSPC"}, {EFBIG, "EFBIG"}, {EBADF, "EBADF"}, {EINVAL, "EINVAL"}, {EIO, "EIO"},
+    {ENOENT, "ENOENT"}, {EEXIST, "EEXIST"}, {EACCES, "EACCES"}, {EROFS, "EROFS"}, {EINTR, "EINTR"},
+};
+
+std::string quote_if_needed(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// Splits one CSV line (RFC 4180 quoting, no embedded newlines).
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') out.back() += '"', ++i;
+      else if (c == '"') quoted = false;
+      else out.back() += c;
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.emplace_back();
+    } else if (c != '\r') {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+template <class T>
+bool parse_num(const std::string& s, T& out) {
+  if (s.empty()) return false;
+  std::istringstream is(s);
+  is >> out;
+  return !is.fail() && is.eof();
+}
+
+}  // namespace
+
+std::string errno_name(int e) {
+  if (e == 0) return "0";
+  for (auto& [v, n] : kErrnos)
+    if (v == e) return n;
+  return std::to_string(e);
+}
+
+std::optional<int> errno_from_name(const std::string& s) {
+  if (s.empty() || s == "0") return 0;
+  for (auto& [v, n] : kErrnos)
+    if (s == n) return v;
+  int v = 0;
+  if (parse_num(s, v)) return v;
+  return std::nullopt;
+}
+
+std::optional<OpKind> op_from_name(const std::string& s) {
+  for (OpKind k : {OpKind::Create, OpKind::Write, OpKind::Read, OpKind::Fsync, OpKind::Truncate, OpKind::Close,
+                   OpKind::Remove})
+    if (op_name(k) == s) return k;
+  return std::nullopt;
+}
+
+std::string format_trace_row(const TraceRecord& r) {
+  std::string row = fmt::format("{:.9f},{:.9f},{},{},{},{},", r.start, r.end, op_name(r.op), quote_if_needed(r.file),
+                                r.offset, r.bytes);
+  if (r.thread) row += std::to_string(*r.thread);
+  row += ',';
+  if (r.queue_depth) row += std::to_string(*r.queue_depth);
+  row += ',';
+  if (r.modelled_end) row += fmt::format("{:.9f}", *r.modelled_end);
+  row += ',';
+  row += errno_name(r.error);
+  return row;
+}
+
+TraceWriter::~TraceWriter() {
+  if (f_) abandon();
+}
+
+Status TraceWriter::open(const std::string& path, const std::map<std::string, std::string>& meta) {
+  path_ = path;
+  if (path == "-") {
+    f_ = stdout;
+  } else {
+    part_ = path + ".part";
+    f_ = std::fopen(part_.c_str(), "w");
+    if (!f_)
+      return Status::error(fmt::format("cannot write trace '{}': {} (check the directory exists and is writable)",
+                                       path, std::strerror(errno)));
+  }
+  fmt::print(f_, "# streamdisk-trace {}\n", kTraceFormatVersion);
+  for (const auto& [k, v] : meta) fmt::print(f_, "# {}={}\n", k, v);
+  fmt::print(f_, "{}\n", kHeader);
+  return {};
+}
+
+void TraceWriter::write(const TraceRecord& r) {
+  if (!f_) return;
+  std::string row = format_trace_row(r);
+  row += '\n';
+  std::fwrite(row.data(), 1, row.size(), f_);
+}
+
+Status TraceWriter::close() {
+  if (!f_) return {};
+  if (f_ == stdout) {
+    std::fflush(f_);
+    f_ = nullptr;
+    return {};
+  }
+  bool ok = std::fflush(f_) == 0 && !std::ferror(f_);
+  ok = (std::fclose(f_) == 0) && ok;
+  f_ = nullptr;
+  if (!ok || std::rename(part_.c_str(), path_.c_str()) != 0) {
+    std::remove(part_.c_str());
+    return Status::error(fmt::format("writing trace '{}' failed: {}", path_, std::strerror(errno)));
+  }
+  return {};
+}
+
+void TraceWriter::abandon() {
+  if (!f_) return;
+  if (f_ != stdout) {
+    std::fclose(f_);
+    std::remove(part_.c_str());
+  }
+  f_ = nullptr;
+}
+
+Result<Trace> read_trace(std::istream& in, const std::string& name) {
+  Trace t;
+  std::string line;
+  size_t lineno = 0;
+  bool header_seen = false, magic_seen = false;
+  auto err = [&](const std::string& what) {
+    return Result<Trace>::error(fmt::format("{}:{}: {}", name, lineno, what));
+  };
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    if (line[0] == '#') {
+      std::string body = line.substr(1);
+      while (!body.empty() && body[0] == ' ') body.erase(0, 1);
+      if (body.starts_with("streamdisk-trace ")) {
+        int v = 0;
+        if (!parse_num(body.substr(17), v) || v != kTraceFormatVersion)
+          return err(fmt::format("trace format version '{}' is not supported (this streamdisk reads version {})",
+                                 body.substr(17), kTraceFormatVersion));
+        magic_seen = true;
+      } else if (auto eq = body.find('='); eq != std::string::npos) {
+        t.meta[body.substr(0, eq)] = body.substr(eq + 1);
+      }
+      continue;
+    }
+    if (!header_seen) {
+      if (!magic_seen)
+        return err("not a streamdisk trace: the first line must be '# streamdisk-trace 1' (for fio or strace "
+                   "logs, see `streamdisk replay --help`)");
+      if (line != kHeader) return err(fmt::format("unexpected column header: expected '{}'", kHeader));
+      header_seen = true;
+      continue;
+    }
+    auto f = split_csv(line);
+    if (f.size() != 10) return err(fmt::format("expected 10 fields, found {}", f.size()));
+    TraceRecord r;
+    if (!parse_num(f[0], r.start) || !parse_num(f[1], r.end)) return err("start_s and end_s must be numbers");
+    if (r.end < r.start) return err("end_s is before start_s");
+    auto op = op_from_name(f[2]);
+    if (!op) return err(fmt::format("unknown op '{}'", f[2]));
+    r.op = *op;
+    r.file = f[3];
+    if (!f[4].empty() && !parse_num(f[4], r.offset)) return err("offset must be a whole number of bytes");
+    if (!f[5].empty() && !parse_num(f[5], r.bytes)) return err("bytes must be a whole number");
+    if (!f[6].empty()) {
+      int v;
+      if (!parse_num(f[6], v)) return err("thread must be a whole number");
+      r.thread = v;
+    }
+    if (!f[7].empty()) {
+      int v;
+      if (!parse_num(f[7], v)) return err("queue_depth must be a whole number");
+      r.queue_depth = v;
+    }
+    if (!f[8].empty()) {
+      double v;
+      if (!parse_num(f[8], v)) return err("modelled_end_s must be a number");
+      r.modelled_end = v;
+    }
+    auto e = errno_from_name(f[9]);
+    if (!e) return err(fmt::format("unknown error '{}'", f[9]));
+    r.error = *e;
+    t.records.push_back(std::move(r));
+  }
+  if (!header_seen) {
+    lineno = std::max<size_t>(lineno, 1);
+    return err(magic_seen ? "no column header line" : "empty file, or not a streamdisk trace");
+  }
+  return t;
+}
+
+Result<Trace> read_trace_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Result<Trace>::error(fmt::format("cannot open trace '{}': {}", path, std::strerror(errno)));
+  return read_trace(in, path);
+}
+
+}  // namespace sd

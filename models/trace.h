@@ -1,0 +1,80 @@
+// The native trace: one CSV row per operation (DESIGN.md "Traces"). Written by
+// simulate, mount, measure and record; read by calibrate and replay. The
+// format is versioned and described in docs/formats.md.
+//
+//   # streamdisk-trace 1
+//   # profile=samsung-960evo-250g
+//   # seed=1
+//   start_s,end_s,op,file,offset,bytes,thread,queue_depth,modelled_end_s,error
+//   0.000000000,0.000720000,write,1,0,1048576,0,1,,0
+//
+// Times are seconds from the start of the run (9 decimals, so traces written
+// from the same run are byte-identical). `file` is an id or a path (quoted if
+// it holds a comma or quote). thread, queue_depth and modelled_end_s may be
+// empty; error is 0 or an errno name (ENOSPC).
+#pragma once
+#include <cstdint>
+#include <cstdio>
+#include <istream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/device.h"
+#include "models/status.h"
+
+namespace sd {
+
+inline constexpr int kTraceFormatVersion = 1;
+
+struct TraceRecord {
+  double start = 0;
+  double end = 0;
+  OpKind op = OpKind::Write;
+  std::string file;  // id or path
+  uint64_t offset = 0;
+  uint64_t bytes = 0;
+  std::optional<int> thread;
+  std::optional<int> queue_depth;
+  std::optional<double> modelled_end;  // mount: the model's completion time
+  int error = 0;                       // errno value
+};
+
+struct Trace {
+  std::map<std::string, std::string> meta;  // "# key=value" lines
+  std::vector<TraceRecord> records;
+};
+
+// Writes rows as they come; flushes on close/destruction. Not thread-safe.
+class TraceWriter {
+ public:
+  TraceWriter() = default;
+  ~TraceWriter();
+  TraceWriter(const TraceWriter&) = delete;
+  TraceWriter& operator=(const TraceWriter&) = delete;
+  // Opens `path` ("-" is stdout) and writes the header with `meta`. Writes go
+  // to path + ".part" and are renamed into place by close(), so a failed run
+  // leaves no half-written trace behind.
+  Status open(const std::string& path, const std::map<std::string, std::string>& meta);
+  void write(const TraceRecord& r);
+  Status close();    // renames the finished file into place
+  void abandon();    // removes the partial file
+  bool is_open() const { return f_ != nullptr; }
+
+ private:
+  std::FILE* f_ = nullptr;
+  std::string path_, part_;
+};
+
+// Formats one record as a CSV row (no newline).
+std::string format_trace_row(const TraceRecord& r);
+// Parses a whole trace; errors name the line ("trace.csv:12: ...").
+Result<Trace> read_trace(std::istream& in, const std::string& name);
+Result<Trace> read_trace_file(const std::string& path);
+// "ENOSPC" <-> 28; unknown names fail.
+std::string errno_name(int e);
+std::optional<int> errno_from_name(const std::string& s);
+std::optional<OpKind> op_from_name(const std::string& s);
+
+}  // namespace sd
