@@ -1,6 +1,7 @@
 // The session: mount, serve on a multithreaded loop, a status line once a
 // second, clean unmount on SIGINT/SIGTERM or `fusermount3 -u`.
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -106,6 +107,13 @@ Result<MountSummary> run_mount(const MountOptions& opt_in) {
   Session session;
   session.se = fuse_session_new(&args, &Fs::ops(), sizeof(fuse_lowlevel_ops), &fs);
   if (!session.se) return Result<MountSummary>::error("could not start the FUSE session (see the message above)");
+  // A shell starts background jobs with SIGINT ignored, and libfuse only
+  // takes over signals left at their default: Ctrl-C and kill -INT must
+  // unmount cleanly wherever we were started from.
+  for (int sig : {SIGINT, SIGTERM}) {
+    struct sigaction old {};
+    if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) signal(sig, SIG_DFL);
+  }
   if (fuse_set_signal_handlers(session.se) != 0)
     return Result<MountSummary>::error("could not install signal handlers");
   session.signals = true;
