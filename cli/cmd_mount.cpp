@@ -15,7 +15,7 @@ namespace {
 struct MountArgs {
   ProfileArgs prof;
   std::string mountpoint, backing, capacity, prefill, trace;
-  bool discard = false, json = false, quiet = false, debug = false;
+  bool discard = false, json = false, quiet = false, debug = false, realtime = false;
   uint64_t seed = 1;
 };
 
@@ -94,6 +94,9 @@ Handler setup_mount(CLI::App& sub) {
   sub.add_flag("--json", a->json, "Print the summary as JSON on stdout at unmount");
   sub.add_flag("-q,--quiet", a->quiet, "No status line");
   sub.add_flag("--debug", a->debug, "libfuse debug output on stderr");
+  sub.add_flag("--realtime", a->realtime,
+               "Run the FUSE workers at real-time priority (SCHED_FIFO; root or CAP_SYS_NICE): on a loaded machine "
+               "requests are picked up at once, so rates follow the model more closely");
   sub.footer(
       "Runs in the foreground; Ctrl-C (or SIGTERM, or `fusermount3 -u MOUNTPOINT`) unmounts and prints a summary.\n"
       "Every write and read is answered when the emulated device would have completed it.\n\n"
@@ -113,6 +116,7 @@ Handler setup_mount(CLI::App& sub) {
     opt.trace_path = a->trace;
     opt.status_line = !a->quiet;
     opt.debug = a->debug;
+    opt.realtime = a->realtime;
     for (size_t i = 0; i < a->prof.sets.size(); ++i) opt.trace_meta[fmt::format("set{}", i + 1)] = a->prof.sets[i];
     if (opt.model.capacity_bytes >= 0) opt.trace_meta["capacity_bytes"] = fmt::format("{:.0f}", opt.model.capacity_bytes);
     if (opt.model.prefill_bytes > 0) opt.trace_meta["prefill_bytes"] = fmt::format("{:.0f}", opt.model.prefill_bytes);

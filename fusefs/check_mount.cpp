@@ -102,10 +102,6 @@ Status check_mount(MountOptions& opt) {
     return Status::error(fmt::format("mount point {} is busy (something is mounted there): unmount it first "
                                      "(fusermount3 -u {}) or choose another directory",
                                      mp, mp));
-  if (!dir_empty(mp))
-    return Status::error(fmt::format("mount point {} is not empty: give an empty directory (its files would be "
-                                     "hidden while mounted)",
-                                     mp));
   opt.mountpoint = mp;
 
   if (opt.backing.empty() && !opt.discard)
@@ -128,6 +124,10 @@ Status check_mount(MountOptions& opt) {
                                        mp, b));
     opt.backing = b;
   }
+  if (!dir_empty(mp))
+    return Status::error(fmt::format("mount point {} is not empty: give an empty directory (its files would be "
+                                     "hidden while mounted)",
+                                     mp));
   if (!opt.trace_path.empty() && opt.trace_path != "-") {
     std::filesystem::path parent = std::filesystem::path(opt.trace_path).parent_path();
     std::string dir = parent.empty() ? "." : parent.string();

@@ -25,6 +25,10 @@ struct MountOptions {
   std::map<std::string, std::string> trace_meta;  // extra "# key=value" lines
   bool status_line = true;  // a status line on stderr once a second
   bool debug = false;       // libfuse debug output
+  // FUSE workers at SCHED_FIFO priority 1: on a loaded machine they pick up
+  // requests without waiting behind other processes. The reply thread asks
+  // for it always (it sleeps almost all the time).
+  bool realtime = false;
   unsigned max_threads = 16;  // FUSE worker threads (replies are parked, so few suffice)
 };
 

@@ -1,6 +1,8 @@
 // The session: mount, serve on a multithreaded loop, a status line once a
 // second, clean unmount on SIGINT/SIGTERM or `fusermount3 -u`.
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -128,6 +130,15 @@ Result<MountSummary> run_mount(const MountOptions& opt_in) {
   {
     std::optional<StatusLine> status;
     if (opt.status_line) status.emplace(fs);
+    if (opt.realtime) {
+      // libfuse's workers inherit this thread's policy: they wake at once
+      // when a request arrives instead of queueing behind other processes.
+      sched_param sp{};
+      sp.sched_priority = 1;
+      if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0)
+        fmt::print(stderr, "streamdisk: --realtime: no permission for SCHED_FIFO (needs root or CAP_SYS_NICE); "
+                           "running at normal priority\n");
+    }
     fuse_loop_config* cfg = fuse_loop_cfg_create();
     fuse_loop_cfg_set_max_threads(cfg, opt.max_threads);
     fuse_loop_cfg_set_idle_threads(cfg, opt.max_threads);
