@@ -4,6 +4,8 @@
 roundtrip MNT BACK  : threads write random blocks at random offsets into
                       several files, then every file is compared with the
                       expected bytes through the mount and in BACK.
+mixed MNT SECONDS   : two threads, two files, random block sizes and think
+                      times, an fsync now and then (a recorder-like mix).
 fill PATH BLOCK     : writes BLOCK-byte blocks to PATH until an error;
                       prints "<bytes written> <errno name>".
 """
@@ -62,6 +64,28 @@ def roundtrip(mnt, back):
     return 1 if bad else 0
 
 
+def mixed(mnt, seconds):
+    import time
+    def worker(tid):
+        rng = random.Random(100 + tid)
+        fd = os.open(os.path.join(mnt, f"m{tid}"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        end, off, k = time.monotonic() + seconds, 0, 0
+        while time.monotonic() < end:
+            n = rng.choice([4096, 65536, 300_000, 1 << 20])
+            off += os.pwrite(fd, rng.randbytes(n), off)
+            k += 1
+            if k % 20 == 0:
+                os.fsync(fd)
+            time.sleep(rng.choice([0, 0, 0.001, 0.01]))
+        os.close(fd)
+    threads = [threading.Thread(target=worker, args=(t,)) for t in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return 0
+
+
 def fill(path, block):
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     total, buf = 0, b"\xa5" * block
@@ -80,6 +104,8 @@ if __name__ == "__main__":
     cmd = sys.argv[1]
     if cmd == "roundtrip":
         sys.exit(roundtrip(sys.argv[2], sys.argv[3]))
+    if cmd == "mixed":
+        sys.exit(mixed(sys.argv[2], float(sys.argv[3])))
     if cmd == "fill":
         sys.exit(fill(sys.argv[2], int(sys.argv[3])))
     sys.exit(f"unknown command {cmd}")
