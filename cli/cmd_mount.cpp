@@ -14,7 +14,7 @@ namespace {
 
 struct MountArgs {
   ProfileArgs prof;
-  std::string mountpoint, backing, capacity, prefill, trace;
+  std::string mountpoint, backing, capacity, prefill, trace, credit = "1ms";
   bool discard = false, json = false, quiet = false, debug = false, realtime = false;
   uint64_t seed = 1;
 };
@@ -91,6 +91,11 @@ Handler setup_mount(CLI::App& sub) {
   sub.add_option("--prefill", a->prefill, "Start the emulated device this full: 85% or a size")->type_name("FILL");
   sub.add_option("--seed", a->seed, "Seed for the model's stalls (same seed, same stalls)");
   sub.add_option("--trace", a->trace, "Write every operation to this CSV trace (docs/formats.md)")->type_name("FILE");
+  sub.add_option("--overhead-credit", a->credit,
+                 "Count up to this much of the gap between a thread's reply and its next request as FUSE round "
+                 "trip, which a real device would not add (docs/mount.md); 0 = off")
+      ->type_name("TIME")
+      ->capture_default_str();
   sub.add_flag("--json", a->json, "Print the summary as JSON on stdout at unmount");
   sub.add_flag("-q,--quiet", a->quiet, "No status line");
   sub.add_flag("--debug", a->debug, "libfuse debug output on stderr");
@@ -117,6 +122,11 @@ Handler setup_mount(CLI::App& sub) {
     opt.status_line = !a->quiet;
     opt.debug = a->debug;
     opt.realtime = a->realtime;
+    auto credit = parse_duration(a->credit);
+    if (!credit || *credit < 0 || *credit > 1)
+      return bad_input(fmt::format("--overhead-credit {}: give a duration from 0 to 1s, e.g. 1ms", a->credit));
+    opt.overhead_credit_s = *credit;
+    opt.trace_meta["overhead_credit_s"] = fmt::format("{:g}", *credit);
     for (size_t i = 0; i < a->prof.sets.size(); ++i) opt.trace_meta[fmt::format("set{}", i + 1)] = a->prof.sets[i];
     if (opt.model.capacity_bytes >= 0) opt.trace_meta["capacity_bytes"] = fmt::format("{:.0f}", opt.model.capacity_bytes);
     if (opt.model.prefill_bytes > 0) opt.trace_meta["prefill_bytes"] = fmt::format("{:.0f}", opt.model.prefill_bytes);

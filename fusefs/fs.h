@@ -20,6 +20,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "fusefs/inode_table.h"
@@ -99,6 +100,7 @@ class Fs {
   // Submits `op` under model_mu_, with the issue time read inside the lock
   // so issue order = submission order (the trace replays exactly).
   Issued submit(const Op& op, int thread);
+  void note_reply(int thread, double t);  // `thread`'s request completed (in the model) at t
   // Answers at `due` (>= is.c.done) with `send`; records the trace row and
   // the completion error once it is sent.
   void answer(const Issued& is, double due, int error, uint64_t bytes, std::function<void()> send);
@@ -111,6 +113,8 @@ class Fs {
   InodeTable inodes_;
   std::mutex model_mu_;  // guards model_
   ModelDevice model_;
+  std::unordered_map<int, double> last_reply_;  // caller thread -> its last modelled completion (s); model_mu_
+  double last_issue_ = 0;                       // model_mu_
   ReplyScheduler sched_;
   std::mutex trace_mu_;  // guards trace_, late_, late_max_
   TraceWriter trace_;

@@ -42,9 +42,27 @@ Issued Fs::submit(const Op& op, int thread) {
   is.thread = thread;
   is.depth = static_cast<int>(sched_.waiting()) + 1;
   std::lock_guard lk(model_mu_);
-  is.start = clock_.now();
+  double now = clock_.now();
+  is.start = now;
+  // The FUSE round trip (the kernel handing us the request, our reply
+  // going out and waking the caller) is real time a real device would not
+  // add. Time since this thread's previous request completed in the model,
+  // up to overhead_credit_s, counts as that round trip: the model is told
+  // the request came that much earlier. A thread writing flat out then sees
+  // the model's rate, as long as the round trip is shorter than a request.
+  if (auto it = last_reply_.find(thread); thread != 0 && it != last_reply_.end())
+    is.start = std::max(it->second, now - opt_.overhead_credit_s);
+  is.start = std::min(now, std::max(is.start, last_issue_));  // issue order = trace order
+  last_issue_ = is.start;
   is.c = model_.submit(op, is.start);
   return is;
+}
+
+void Fs::note_reply(int thread, double t) {
+  if (thread == 0) return;
+  std::lock_guard lk(model_mu_);
+  if (last_reply_.size() > 4096) last_reply_.clear();  // threads come and go
+  last_reply_[thread] = t;
 }
 
 void Fs::ensure_in_model(Inode* in, uint64_t size, int thread) {
@@ -96,7 +114,9 @@ void Fs::record(const Issued& is, double end, int error, uint64_t bytes) {
 void Fs::answer(const Issued& is, double due, int error, uint64_t bytes, std::function<void()> send) {
   sched_.schedule(due, [this, is, error, bytes, send = std::move(send)] {
     send();
-    record(is, clock_.now(), error, bytes);
+    double end = clock_.now();
+    note_reply(is.thread, is.c.done);
+    record(is, end, error, bytes);
   });
 }
 

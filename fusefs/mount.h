@@ -29,6 +29,12 @@ struct MountOptions {
   // requests without waiting behind other processes. The reply thread asks
   // for it always (it sleeps almost all the time).
   bool realtime = false;
+  // Up to this much of the time between a thread's last modelled completion
+  // and its next request is taken to be the FUSE round trip (and reply
+  // lateness), not the application's own time, and the model starts the
+  // request that much earlier (seconds).
+  // 0 = the model sees requests when they reach the daemon.
+  double overhead_credit_s = 1e-3;
   unsigned max_threads = 16;  // FUSE worker threads (replies are parked, so few suffice)
 };
 

@@ -7,7 +7,7 @@
 # The profile has a burst cache, fill effects and seeded stalls, so the
 # replay only agrees if the mount fed the one model every operation in order.
 . "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/mount_lib.sh"
+. "$(dirname "$0")/mount_lib.bash"
 AGREE=${SD_BUILD_DIR:?}/tests/trace_agree
 
 start_mount -p samsung-960evo-250g --backing "$BACK" --realtime --seed 11 --trace "$WORK/ops.csv" \

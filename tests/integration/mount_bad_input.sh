@@ -2,7 +2,7 @@
 # Every way `streamdisk mount` refuses to start: exit 2, one line naming the
 # problem and the fix, and nothing mounted.
 . "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/mount_lib.sh"
+. "$(dirname "$0")/mount_lib.bash"
 
 P=(-p samsung-960evo-250g)
 expect_bad_input "no backing" "--backing DIR.*--discard" -- mount "${P[@]}" "$MNT"

@@ -3,7 +3,7 @@
 # holds a 64 MiB file, statfs reports the emulated capacity, and reads
 # return zeros. Without --backing the private temp dir is removed at unmount.
 . "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/mount_lib.sh"
+. "$(dirname "$0")/mount_lib.bash"
 
 mount -t tmpfs -o size=16m tmpfs "$BACK" || { echo "skipped: cannot mount a tmpfs (needs root)"; exit 0; }
 EXTRA_UMOUNTS+=("$BACK")

@@ -4,7 +4,7 @@
 # rate `streamdisk show` predicts for the profile, within +-20 % (loose: a
 # loaded 2-core CI machine adds FUSE round-trip time to every request).
 . "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/mount_lib.sh"
+. "$(dirname "$0")/mount_lib.bash"
 command -v fio >/dev/null || { echo "skipped: fio not installed (apt-get install fio)"; exit 0; }
 
 PROFILE=(-p samsung-960evo-250g "${SLOW_SETS[@]}")

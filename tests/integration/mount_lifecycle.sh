@@ -2,7 +2,7 @@
 # Lifecycle: SIGTERM unmounts cleanly with a summary; SIGKILL leaves no mount
 # behind (auto_unmount); `fusermount3 -u` ends the daemon.
 . "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/mount_lib.sh"
+. "$(dirname "$0")/mount_lib.bash"
 
 wait_unmounted() {
   for _ in $(seq 100); do mountpoint -q "$MNT" || return 0; sleep 0.1; done

@@ -4,7 +4,7 @@
 # ENOSPC at the cluster boundary, and the filesystem layer's file-size limit
 # fails with EFBIG at exactly max_file_bytes.
 . "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/mount_lib.sh"
+. "$(dirname "$0")/mount_lib.bash"
 
 cap=$((64 * 1048576)) cluster=32768 maxfile=5000000
 start_mount -p samsung-960evo-250g --backing "$BACK" --capacity "$cap" --prefill 50% \

@@ -2,7 +2,7 @@
 # Data written through the mount reads back identical from the mount and from
 # the backing directory: random sizes and offsets, several files, threads.
 . "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/mount_lib.sh"
+. "$(dirname "$0")/mount_lib.bash"
 
 start_mount -p samsung-960evo-250g --backing "$BACK" --seed 3
 $PY "$HERE/mount_client.py" roundtrip "$MNT" "$BACK" || fail "round trip through the mount"
