@@ -80,7 +80,7 @@ echo "(rates in MB/s; err = reply time - modelled completion, ms; the sustained 
 fi
 [ "$WHAT" = fidelity ] && exit 0
 
-echo "== ceiling: unlimited profile, fio 1 MiB sequential O_DIRECT writes, 3 s each, 3 rounds"
+echo "== ceiling: unlimited profile, fio 1 MiB sequential O_DIRECT writes, 3 s each, 5 rounds"
 U=(-p samsung-960evo-250g --set device.burst_bytes=0 --set device.sustained_mbps=1000000 --set device.op_overhead_us=0)
 mount -t tmpfs -o size=1200m tmpfs "$W/tmpfs"
 run_ceiling() {  # run_ceiling FILE: MB/s
@@ -88,10 +88,20 @@ run_ceiling() {  # run_ceiling FILE: MB/s
     --direct=1 --output-format=json --output="$W/c.json" >/dev/null
   fio_bw "$W/c.json" 0
 }
-for round in 1 2 3; do
+ROWS=""
+for round in 1 2 3 4 5; do
   up "$NULLFS"; n=$(run_ceiling data); down
   up "$SD" mount -q "${U[@]}" --discard; d=$(run_ceiling data); down
   up "$SD" mount -q "${U[@]}" --backing "$W/tmpfs"; t=$(run_ceiling data); down
   rm -f "$W/tmpfs/data"
-  python3 -c "print(f'round $round: nullfs {$n:7.0f} MB/s   mount --discard {$d:7.0f} MB/s (ratio {$d/$n:.2f})   mount tmpfs backing {$t:7.0f} MB/s (ratio {$t/$n:.2f})')"
+  ROWS+="$n $d $t
+"
+  python3 -c "print(f'round $round: nullfs {$n:7.0f} MB/s   mount --discard {$d:7.0f} MB/s (ratio {$d/$n:.2f})   mount tmpfs backing {$t:7.0f} MB/s')"
 done
+# The machine is shared: each round compares runs seconds apart; report medians.
+printf '%s' "$ROWS" | python3 -c "
+import statistics as st, sys
+r = [list(map(float, l.split())) for l in sys.stdin if l.strip()]
+print(f'median: nullfs {st.median(x[0] for x in r):.0f} MB/s, --discard {st.median(x[1] for x in r):.0f} MB/s, '
+      f'ratio {st.median(x[1]/x[0] for x in r):.2f}; tmpfs backing {st.median(x[2] for x in r):.0f} MB/s '
+      f'(ratio {st.median(x[2]/x[0] for x in r):.2f})')"

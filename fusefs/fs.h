@@ -18,6 +18,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
@@ -44,6 +45,7 @@ struct Issued {
   Completion c;
   int depth = 1;  // replies parked at issue, plus this one
   int thread = 0;  // the caller's thread id
+  uint64_t seq = 0;  // issue order
 };
 
 class Fs {
@@ -115,9 +117,12 @@ class Fs {
   ModelDevice model_;
   std::unordered_map<int, double> last_reply_;  // caller thread -> its last modelled completion (s); model_mu_
   double last_issue_ = 0;                       // model_mu_
+  uint64_t next_seq_ = 0;                       // model_mu_
   ReplyScheduler sched_;
-  std::mutex trace_mu_;  // guards trace_, late_, late_max_
+  std::mutex trace_mu_;  // guards trace_, trace_pending_, trace_next_, late_*
   TraceWriter trace_;
+  std::map<uint64_t, TraceRecord> trace_pending_;  // answered, waiting for earlier issues
+  uint64_t trace_next_ = 0;                        // the next seq to write
   std::vector<float> late_;  // reply - modelled (s), capped at kMaxSamples
   double late_max_ = 0;
   uint64_t late_count_ = 0;

@@ -30,8 +30,10 @@ Status Fs::open_trace() {
 Status Fs::shutdown() {
   sched_.stop();
   std::lock_guard lk(trace_mu_);
-  if (trace_.is_open()) return trace_.close();
-  return {};
+  if (!trace_.is_open()) return {};
+  for (auto& [seq, r] : trace_pending_) trace_.write(r);  // only if an answer was lost: keep the rows
+  trace_pending_.clear();
+  return trace_.close();
 }
 
 std::string Fs::proc_path(int fd) const { return fmt::format("/proc/self/fd/{}", fd); }
@@ -54,6 +56,7 @@ Issued Fs::submit(const Op& op, int thread) {
     is.start = std::max(it->second, now - opt_.overhead_credit_s);
   is.start = std::min(now, std::max(is.start, last_issue_));  // issue order = trace order
   last_issue_ = is.start;
+  is.seq = next_seq_++;
   is.c = model_.submit(op, is.start);
   return is;
 }
@@ -97,7 +100,7 @@ void Fs::record(const Issued& is, double end, int error, uint64_t bytes) {
     ++late_count_;
   }
   if (!trace_.is_open()) return;
-  TraceRecord r;
+  TraceRecord& r = trace_pending_[is.seq];
   r.start = is.start;
   r.end = std::max(end, is.start);
   r.op = is.op.kind;
@@ -108,7 +111,13 @@ void Fs::record(const Issued& is, double end, int error, uint64_t bytes) {
   r.queue_depth = is.depth;
   r.modelled_end = is.c.done;
   r.error = error;
-  trace_.write(r);
+  // Rows go out in issue order (docs/formats.md): a row waits until every
+  // operation issued before it has been answered.
+  while (!trace_pending_.empty() && trace_pending_.begin()->first == trace_next_) {
+    trace_.write(trace_pending_.begin()->second);
+    trace_pending_.erase(trace_pending_.begin());
+    ++trace_next_;
+  }
 }
 
 void Fs::answer(const Issued& is, double due, int error, uint64_t bytes, std::function<void()> send) {
