@@ -34,5 +34,5 @@ if mount -t tmpfs -o size=1m tmpfs "$WORK/full" 2>/dev/null; then
   EXTRA_UMOUNTS+=("$WORK/full")
   expect_bad_input "mount point busy" "busy" -- mount "${P[@]}" --discard "$WORK/full"
 fi
-mountpoint -q "$MNT" && fail "something got mounted"
+is_mounted "$MNT" && fail "something got mounted"
 finish

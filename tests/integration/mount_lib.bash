@@ -7,8 +7,11 @@ BACK=$WORK/back
 mkdir -p "$MNT" "$BACK"
 MOUNT_PID=""
 EXTRA_UMOUNTS=()
+# Whether something is mounted on $1 (also a dead FUSE mount, where
+# `mountpoint` fails with "Transport endpoint is not connected").
+is_mounted() { awk -v m="$1" '$2 == m { f = 1 } END { exit !f }' /proc/self/mounts; }
 mount_cleanup() {
-  if mountpoint -q "$MNT"; then fusermount3 -u "$MNT" 2>/dev/null || umount -l "$MNT" 2>/dev/null; fi
+  if is_mounted "$MNT"; then fusermount3 -u "$MNT" 2>/dev/null || umount -l "$MNT" 2>/dev/null; fi
   if [ -n "$MOUNT_PID" ]; then kill "$MOUNT_PID" 2>/dev/null; wait "$MOUNT_PID" 2>/dev/null; fi
   for m in "${EXTRA_UMOUNTS[@]}"; do umount -l "$m" 2>/dev/null; done
   rm -rf "$WORK"
@@ -22,7 +25,7 @@ start_mount() {
   "$STREAMDISK" mount -q "$@" "$MNT" >"$WORK/mount.out" 2>"$WORK/mount.err" &
   MOUNT_PID=$!
   for _ in $(seq 100); do
-    mountpoint -q "$MNT" && return 0
+    is_mounted "$MNT" && return 0
     kill -0 "$MOUNT_PID" 2>/dev/null || break
     sleep 0.1
   done

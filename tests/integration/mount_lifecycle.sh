@@ -5,7 +5,7 @@
 . "$(dirname "$0")/mount_lib.bash"
 
 wait_unmounted() {
-  for _ in $(seq 100); do mountpoint -q "$MNT" || return 0; sleep 0.1; done
+  for _ in $(seq 100); do is_mounted "$MNT" || return 0; sleep 0.1; done
   return 1
 }
 
@@ -14,7 +14,7 @@ echo x >"$MNT/a"
 kill -TERM "$MOUNT_PID"; wait "$MOUNT_PID"; rc=$?; MOUNT_PID=""
 [ "$rc" -eq 0 ] || fail "exit status $rc after SIGTERM"
 grep -q "unmounted after" "$WORK/mount.err" || fail "no summary after SIGTERM"
-mountpoint -q "$MNT" && fail "still mounted after SIGTERM"
+is_mounted "$MNT" && fail "still mounted after SIGTERM"
 
 start_mount -p samsung-960evo-250g --backing "$BACK"
 # A writer is mid-request (parked) when the daemon dies.

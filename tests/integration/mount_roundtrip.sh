@@ -14,5 +14,5 @@ rm "$MNT/renamed" && [ ! -e "$BACK/renamed" ] || fail "unlink did not pass throu
 stop_mount
 [ "$MOUNT_RC" -eq 0 ] || fail "mount exited with $MOUNT_RC after SIGINT"
 grep -q "unmounted after" "$WORK/mount.err" || fail "no summary on unmount: $(cat "$WORK/mount.err")"
-mountpoint -q "$MNT" && fail "still mounted after SIGINT"
+is_mounted "$MNT" && fail "still mounted after SIGINT"
 finish
