@@ -72,7 +72,9 @@ int Fs::setattr(fuse_req_t req, Ino ino, struct stat* attr, int to_set, fuse_fil
   Inode* in = inode(ino);
   if (!in) return ESTALE;
   std::string path = proc_path(in->fd);
-  int fd = fi ? reinterpret_cast<Handle*>(fi->fh)->fd : -1;
+  // fi->fh is a Handle for files, a DirHandle for directories (fchmod on a
+  // directory descriptor also arrives with fi): use it for files only.
+  int fd = fi && in->regular() ? reinterpret_cast<Handle*>(fi->fh)->fd : -1;
   if (to_set & FUSE_SET_ATTR_MODE) {
     if ((fd >= 0 ? fchmod(fd, attr->st_mode) : chmod(path.c_str(), attr->st_mode)) != 0) return errno;
   }

@@ -9,11 +9,20 @@ wait_unmounted() {
   return 1
 }
 
-start_mount -p samsung-960evo-250g --backing "$BACK"
+# Status line (without -q) once a second, summary and --json summary.
+"$STREAMDISK" mount -p samsung-960evo-250g --backing "$BACK" --json "$MNT" >"$WORK/mount.out" 2>"$WORK/mount.err" &
+MOUNT_PID=$!
+for _ in $(seq 100); do is_mounted "$MNT" && break; sleep 0.1; done
 echo x >"$MNT/a"
+dd if=/dev/zero of="$MNT/z" bs=64k count=10 status=none
+sleep 2.2
 kill -TERM "$MOUNT_PID"; wait "$MOUNT_PID"; rc=$?; MOUNT_PID=""
 [ "$rc" -eq 0 ] || fail "exit status $rc after SIGTERM"
 grep -q "unmounted after" "$WORK/mount.err" || fail "no summary after SIGTERM"
+[ "$(grep -c "written .* MB/s .*waiting" "$WORK/mount.err")" -ge 2 ] || fail "no status line each second: $(cat "$WORK/mount.err")"
+written=$($PY -c "import json,sys; print(json.load(open(sys.argv[1]))['bytes_written'])" "$WORK/mount.out") \
+  || fail "--json summary is not JSON: $(cat "$WORK/mount.out")"
+[ "$written" = $((2 + 655360)) ] || fail "--json summary: bytes_written $written, expected $((2 + 655360))"
 is_mounted "$MNT" && fail "still mounted after SIGTERM"
 
 start_mount -p samsung-960evo-250g --backing "$BACK"

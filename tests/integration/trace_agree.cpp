@@ -49,6 +49,11 @@ int main(int argc, char** argv) {
   sd::ModelDevice model(*prof, mo);
 
   auto rows = tr->records;
+  for (size_t i = 1; i < rows.size(); ++i)
+    if (rows[i].start < rows[i - 1].start) {
+      std::fprintf(stderr, "FAIL: trace row %zu is not in issue order (docs/formats.md)\n", i + 1);
+      return 1;
+    }
   std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.start < b.start; });
   double model_err = 0;
   std::vector<double> reply_err;
