@@ -47,6 +47,7 @@ class Run {
   uint64_t k_done_ = 0, fill_ = 0;  // deliveries accounted for, frames in the ring
   bool in_overrun_ = false, stopped_ = false;
   double next_progress_ = 0.01;
+  std::vector<uint64_t> sizes_;  // bytes actually in each file
 };
 
 // Accounts for deliveries 1..k with time_of(k) <= t. Between two calls the
@@ -110,15 +111,24 @@ void Run::stop(std::string reason, int err) {
 
 bool Run::run_ops(const std::vector<FormatWrite>& ops) {
   for (const FormatWrite& w : ops) {
-    Op op{OpKind::Write, cfg_.first_file_id + w.file, w.offset, w.bytes, cfg_.direct};
-    if (w.what == FormatWrite::What::Payload) op.data = hooks_.payload ? hooks_.payload->fill(w) : nullptr;
-    else op.data = w.data.data();
-    Completion c = issue(op, w.file);
-    if (w.what == FormatWrite::What::Payload) r_.payload_bytes += c.bytes;
-    else r_.other_bytes += c.bytes;
-    if (c.error || c.bytes < w.bytes) {
-      stop(errno_reason(c.error ? c.error : EIO), c.error ? c.error : EIO);
-      return false;
+    const void* data = w.what == FormatWrite::What::Payload ? (hooks_.payload ? hooks_.payload->fill(w) : nullptr)
+                                                            : w.data.data();
+    // Like write(2) callers, retry a short write for the rest: the retry
+    // returns the error (EFBIG, ENOSPC) that cut it short.
+    uint64_t done = 0;
+    while (done < w.bytes) {
+      Op op{OpKind::Write, cfg_.first_file_id + w.file, w.offset + done, w.bytes - done, cfg_.direct};
+      if (data) op.data = static_cast<const uint8_t*>(data) + done;
+      Completion c = issue(op, w.file);
+      done += c.bytes;
+      if (w.what == FormatWrite::What::Payload) r_.payload_bytes += c.bytes;
+      else r_.other_bytes += c.bytes;
+      sizes_[w.file] = std::max(sizes_[w.file], w.offset + done);
+      if (c.error || c.bytes == 0) {
+        int e = c.error ? c.error : EIO;
+        stop(errno_reason(e), e);
+        return false;
+      }
     }
   }
   return true;
@@ -171,6 +181,7 @@ RecorderResult Run::go() {
 
   // Open the files and write their headers before the acquisition starts.
   const auto& names = layout_.file_names();
+  sizes_.assign(names.size(), 0);
   bool open_ok = true;
   for (uint32_t f = 0; f < names.size() && open_ok; ++f) {
     Completion c = issue({OpKind::Create, cfg_.first_file_id + f, 0, 0, cfg_.direct}, f);
@@ -212,7 +223,7 @@ RecorderResult Run::go() {
   }
   r_.end_s = clock_.now();
   r_.frames_not_written = r_.frames_total - r_.frames_written - r_.frames_lost;
-  for (uint32_t f = 0; f < names.size(); ++f) r_.files.push_back({names[f], layout_.file_size(f)});
+  for (uint32_t f = 0; f < names.size(); ++f) r_.files.push_back({names[f], sizes_[f]});
   if (hooks_.progress) hooks_.progress(1.0);
   return r_;
 }
