@@ -46,7 +46,9 @@ Result<std::vector<std::string>> expand_specs(const std::vector<std::string>& sp
       std::string part = spec.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
       std::vector<std::string> names;
       for (const auto& p : list) {
-        if (single && p.layer && *p.layer != Layer::Device) continue;
+        // Alone, a glob names whole stacks (composites, devices); inside
+        // HOST+FS+DEVICE each part names one layer.
+        if (single ? (p.layer && *p.layer != Layer::Device) : !p.layer) continue;
         if (fnmatch(part.c_str(), p.name.c_str(), 0) == 0) names.push_back(p.name);
       }
       if (names.empty())
