@@ -41,7 +41,7 @@ class Run {
   Layout& layout_;
   RecorderResult r_;
   std::vector<FormatWrite> ops_;
-  double t0_ = 0, period_s_ = 0;
+  double t0_ = 0, period_s_ = 0, per_s_ = 0;  // period and its inverse
   uint64_t P_ = 0, K_ = 0;         // period frames, deliveries in the recording
   uint64_t cap_ = 0, block_ = 0;   // ring and block sizes, frames
   uint64_t k_done_ = 0, fill_ = 0;  // deliveries accounted for, frames in the ring
@@ -54,7 +54,7 @@ class Run {
 // ring only fills, so the accepted periods come first and the rest drop.
 void Run::deliver_until(double t) {
   if (stopped_ || k_done_ >= K_) return;
-  double x = (t - t0_) / period_s_;
+  double x = (t - t0_) * per_s_;
   uint64_t k = x <= 0 ? 0 : std::min<uint64_t>(K_, static_cast<uint64_t>(x));
   while (k < K_ && time_of(k + 1) <= t) ++k;
   while (k > k_done_ && time_of(k) > t) --k;
@@ -171,6 +171,7 @@ RecorderResult Run::go() {
   block_ = std::max<uint64_t>(1, (cfg_.block_bytes ? cfg_.block_bytes : cfg_.buffer_bytes / 2) / fb);
   P_ = cfg_.period_frames ? cfg_.period_frames : std::clamp<uint64_t>(cap_ / 8, 1, 1024);
   period_s_ = static_cast<double>(P_) / s.sample_rate;
+  per_s_ = 1 / period_s_;
   K_ = static_cast<uint64_t>(std::floor(cfg_.duration_s * s.sample_rate / static_cast<double>(P_) + 1e-9));
   r_.channels = s.channels;
   r_.data_rate = s.bytes_per_second();
