@@ -109,7 +109,7 @@ Handler setup_simulate(CLI::App& sub) {
       "  streamdisk simulate -p rpi4-buster+exfat-fuse+sandisk-ultrafit-16g -c 48 -r 48k -b 16 -f w64 \\\n"
       "      --buffer 1MiB -d 1.5h\n"
       "  streamdisk simulate -p usrp-2974 -c 2 -r 160M -b 16 --buffer 256MiB -d 2min --json\n"
-      "  streamdisk simulate -p crio-9014-binary -c 4 -r 25.6k -b 32 -f tdms -d 10min --trace run.csv");
+      "  streamdisk simulate -p crio-9014 -c 4 -r 25.6k -b 32 -f tdms -d 10min --trace run.csv");
   return [a] {
     auto p = load_profile(a->prof.profile, a->prof.sets);
     if (!p) return bad_input(p.message());

@@ -12,8 +12,8 @@ namespace sd {
 namespace {
 
 std::string errno_reason(int e) {
-  if (e == EFBIG) return "the filesystem's maximum file size (EFBIG)";
-  if (e == ENOSPC) return "the device is full (ENOSPC)";
+  if (e == EFBIG) return "file size limit (EFBIG)";
+  if (e == ENOSPC) return "device full (ENOSPC)";
   return fmt::format("write error {}", errno_name(e));
 }
 
