@@ -79,11 +79,15 @@ void search(double guess, double lo_limit, double hi_limit, bool integer, bool i
   int step = 0;
   const double kSteps[] = {1.01, 1.03, 1.1, 1.4, 2};
   auto factor = [&] { return step < 5 ? kSteps[step++] : 4.0; };
+  // Whole numbers try the neighbour first: the guess is often exact.
+  bool first = integer;
   auto next_up = [&](double x) {
+    if (first) return first = false, x + 1;
     double f = factor();
     return integer ? std::max(x + 1, std::floor(x * f)) : x * f;
   };
   auto next_down = [&](double x) {
+    if (first) return first = false, x - 1;
     double f = factor();
     return integer ? std::min(x - 1, std::ceil(x / f)) : x / f;
   };
@@ -177,9 +181,7 @@ Result<CapacityResult> find_capacity(const Profile& p, const CapacityQuery& q) {
         if (o.pass || s.seeds() == 1) seen[c.stream.channels] = o;
         return o;
       };
-      // The recorder gets a little less than the steady rate (it waits for
-      // whole periods): start just under it.
-      search(std::floor(0.995 * rate / per_ch), 1, hi, true, true, eval, out);
+      search(std::floor(rate / per_ch), 1, hi, true, true, eval, out);
       if (out.at_search_limit) out.limited_by = space_bound ? "free space" : "search limit";
       bool derive = q.probes.empty() && s.seeds() == 1;
       std::vector<uint32_t> probes = q.probes.empty() ? default_probes(out, q.max_channels) : q.probes;
