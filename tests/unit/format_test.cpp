@@ -230,6 +230,11 @@ TEST_CASE("header rewrites land at offset 0 on schedule", "[format]") {
       CHECK(w[i].offset == 0);
     }
   CHECK(rewrites == 2);
+  // CAF never needs one: its data size is -1 ("to the end of the file") while recording.
+  auto caf = layout(FormatKind::Caf, 2, 16, 1000);
+  std::vector<FormatWrite> wc;
+  for (int i = 0; i < 4; ++i) caf->append(500, wc);
+  CHECK(wc.size() == 4);
 }
 
 TEST_CASE("formats refuse streams they cannot hold, naming the fix", "[format]") {
