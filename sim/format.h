@@ -19,6 +19,7 @@
 // bytes / bytes-per-frame) of the stream, laid out as `channel` says, as
 // little-endian samples (CAF declares little-endian LPCM, format flag 2).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -89,6 +90,9 @@ class Layout {
   // Names the limit frames_left() counts down to ("WAV: 4 GiB RIFF size"), or "".
   virtual std::string limit_name() const { return {}; }
   uint64_t frames_written() const { return frames_; }
+  // After a write failed part-way (EFBIG, ENOSPC): only `frames` frames are
+  // complete, so finish() must describe those. Never raises the count.
+  void truncate_frames(uint64_t frames) { frames_ = std::min(frames_, frames); }
   uint64_t file_size(uint32_t file) const { return sizes_[file]; }
   uint64_t header_bytes_written() const { return header_bytes_; }
   // Payload bytes per appended frame (TDMS widens 24-bit samples to 32 bits).

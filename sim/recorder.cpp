@@ -214,7 +214,9 @@ RecorderResult Run::go() {
   }
   if (r_.aborted_at_overrun) r_.stopped_s = clock_.now() - t0_;
 
-  // Close: header patches even after a limit (the file stays readable).
+  // Close: header patches even after a limit (the file stays readable),
+  // describing only the blocks that were written whole.
+  layout_.truncate_frames(r_.frames_written);
   ops_.clear();
   layout_.finish(ops_);
   run_ops(ops_);
