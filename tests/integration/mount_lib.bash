@@ -1,6 +1,11 @@
 # Helpers for tests that mount `streamdisk mount` (source after ../lib.sh).
 # Every test gets its own temp dir; the EXIT trap always unmounts and ends
 # the daemon, even when the test fails.
+# Mount tests measure time and run FUSE workers and clients at real-time
+# priority; on a 2-core machine two of them at once disturb each other's
+# timing, so they take turns (ctest -j runs them in parallel otherwise).
+exec 9>"${TMPDIR:-/tmp}/streamdisk-mount-tests.lock"
+flock -w 280 9 || { echo "another mount test held the lock for 280 s" >&2; exit 1; }
 WORK=$(mktemp -d /tmp/sd-mount-test.XXXXXX)
 MNT=$WORK/mnt
 BACK=$WORK/back

@@ -6,8 +6,8 @@
 //   - the virtual completion with the trace's end_s (when the reply really
 //     went out), relative to the issue time, for writes and reads.
 // Prints the error percentiles; exits 1 if the models disagree by more than
-// 1 us or the reply error exceeds --p50-ms (default 1) at p50 or --p99-ms
-// (default 1) at p99.
+// 1 us or the reply error exceeds --p50-ms, --p90-ms or --p99-ms (default 1
+// each) at that percentile.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -21,13 +21,14 @@
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: trace_agree TRACE [--p50-ms X] [--p99-ms Y]\n");
+    std::fprintf(stderr, "usage: trace_agree TRACE [--p50-ms X] [--p90-ms Y] [--p99-ms Z]\n");
     return 2;
   }
-  double p50_limit = 1e-3, p99_limit = 1e-3;
+  double p50_limit = 1e-3, p90_limit = 1e-3, p99_limit = 1e-3;
   for (int i = 2; i + 1 < argc; i += 2) {
     std::string k = argv[i];
     if (k == "--p50-ms") p50_limit = std::atof(argv[i + 1]) * 1e-3;
+    if (k == "--p90-ms") p90_limit = std::atof(argv[i + 1]) * 1e-3;
     if (k == "--p99-ms") p99_limit = std::atof(argv[i + 1]) * 1e-3;
   }
   auto tr = sd::read_trace_file(argv[1]);
@@ -71,12 +72,14 @@ int main(int argc, char** argv) {
   for (double e : reply_err) abs_err.push_back(std::fabs(e));
   std::sort(abs_err.begin(), abs_err.end());
   auto q = [&](double p) { return abs_err[static_cast<size_t>(p * static_cast<double>(abs_err.size() - 1))]; };
-  std::printf("ops %zu, data ops %zu: |model - replayed model| max %.3g s; |reply - model| p50 %.3f ms, p99 %.3f ms, "
-              "max %.3f ms\n",
-              rows.size(), reply_err.size(), model_err, q(0.5) * 1e3, q(0.99) * 1e3, abs_err.back() * 1e3);
+  std::printf("ops %zu, data ops %zu: |model - replayed model| max %.3g s; |reply - model| p50 %.3f ms, p90 %.3f ms, "
+              "p99 %.3f ms, max %.3f ms\n",
+              rows.size(), reply_err.size(), model_err, q(0.5) * 1e3, q(0.9) * 1e3, q(0.99) * 1e3,
+              abs_err.back() * 1e3);
   int rc = 0;
   if (model_err > 1e-6) std::fprintf(stderr, "FAIL: the mount's model and the replayed model disagree\n"), rc = 1;
   if (q(0.5) > p50_limit) std::fprintf(stderr, "FAIL: p50 reply error above %.3f ms\n", p50_limit * 1e3), rc = 1;
+  if (q(0.9) > p90_limit) std::fprintf(stderr, "FAIL: p90 reply error above %.3f ms\n", p90_limit * 1e3), rc = 1;
   if (q(0.99) > p99_limit) std::fprintf(stderr, "FAIL: p99 reply error above %.3f ms\n", p99_limit * 1e3), rc = 1;
   return rc;
 }
