@@ -63,10 +63,14 @@ Status model_options(const MountArgs& a, const Profile& p, ModelOptions& m) {
     double cap = m.capacity_bytes >= 0 ? m.capacity_bytes : p.params(Layer::Device).get("capacity_bytes");
     if (cap <= 0)
       return Status::error("--prefill needs a capacity: the profile has none, so give --capacity too (e.g. 16GB)");
-    bool percent = a.prefill.find('%') != std::string::npos;
-    auto v = percent ? parse_fraction(a.prefill) : parse_size(a.prefill);
-    if (!v) return Status::error(fmt::format("--prefill {}: give a fraction (85%) or a size (10GB)", a.prefill));
-    double bytes = percent ? *v * cap : *v;
+    // "85%" and "0.85" are fractions, "10GB" a size; a bare "85" is ambiguous.
+    bool has_unit = a.prefill.find_first_not_of("0123456789.") != std::string::npos;
+    bool fraction = a.prefill.find('%') != std::string::npos || !has_unit;
+    auto v = fraction ? parse_fraction(a.prefill) : parse_size(a.prefill);
+    if (!v)
+      return Status::error(
+          fmt::format("--prefill {}: give a fraction (85% or 0.85) or a size with its unit (10GB)", a.prefill));
+    double bytes = fraction ? *v * cap : *v;
     if (bytes < 0 || bytes > cap)
       return Status::error(fmt::format("--prefill {} is more than the capacity ({}): give at most 100%", a.prefill,
                                        format_size(cap)));

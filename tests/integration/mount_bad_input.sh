@@ -19,6 +19,9 @@ expect_bad_input "backing missing" "backing directory .* is not a directory" -- 
 expect_bad_input "unknown profile" "profile|unknown" -- mount -p no-such-device --discard "$MNT"
 expect_bad_input "bad capacity" "--capacity" -- mount "${P[@]}" --discard --capacity lots "$MNT"
 expect_bad_input "prefill over 100%" "--prefill" -- mount "${P[@]}" --discard --prefill 150% "$MNT"
+expect_bad_input "prefill bare number" "--prefill 85: give a fraction" -- mount "${P[@]}" --discard --prefill 85 "$MNT"
+expect_bad_input "prefill over capacity" "more than the capacity" -- mount "${P[@]}" --discard --capacity 1GB --prefill 2GB "$MNT"
+expect_bad_input "bad overhead credit" "--overhead-credit" -- mount "${P[@]}" --discard --overhead-credit 5s "$MNT"
 expect_bad_input "prefill without capacity" "--prefill needs a capacity" -- \
   mount "${P[@]}" --set device.capacity_bytes=0 --discard --prefill 50% "$MNT"
 expect_bad_input "trace directory missing" "cannot write the trace" -- mount "${P[@]}" --discard --trace "$WORK/no/t.csv" "$MNT"
