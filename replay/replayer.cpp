@@ -1,0 +1,199 @@
+#include "replay/replayer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <queue>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "models/model_device.h"
+#include "models/trace.h"
+
+namespace sd {
+namespace {
+
+struct ThreadQueue {
+  std::vector<size_t> ops;  // indices into the list, in order
+  size_t next = 0;
+  double free_at = 0;       // when its previous op completed
+};
+
+double issue_time(double sched, double free_at, double resolution) {
+  // A recorded gap below the trace's resolution is the recorder issuing
+  // back to back; snapping keeps a simulated trace's replay bit-exact.
+  return sched < free_at + resolution ? free_at : sched;
+}
+
+double percentile(std::vector<double>& v, double q) {
+  if (v.empty()) return 0;
+  size_t k = std::min(v.size() - 1, static_cast<size_t>(std::ceil(q * static_cast<double>(v.size()))) - (q > 0));
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(k), v.end());
+  return v[k];
+}
+
+struct Event {
+  double t;
+  double delta;  // + data produced, - data written
+  bool operator<(const Event& o) const { return t < o.t || (t == o.t && delta < o.delta); }
+};
+
+// Sweeps produced/written events: the peak of data held, overruns against
+// `buffer`, and a downsampled timeline.
+void buffer_sweep(std::vector<Event> ev, double buffer, size_t points, double end, ReplayStats& s) {
+  std::sort(ev.begin(), ev.end());  // writes free space before new data at equal times
+  double level = 0, written = 0, produced = 0, peak = 0;
+  size_t n = std::max<size_t>(points, 2);
+  double step = end > 0 ? end / static_cast<double>(n - 1) : 1;
+  s.timeline.assign(n, {});
+  for (size_t k = 0; k < n; ++k) s.timeline[k].t = step * static_cast<double>(k);
+  size_t k = 0;
+  double bin_peak = 0;
+  for (const Event& e : ev) {
+    while (k < n && s.timeline[k].t < e.t) {
+      s.timeline[k].buffered_bytes = std::max(bin_peak, level);
+      s.timeline[k].written_bytes = written;
+      s.timeline[k].scheduled_bytes = produced;
+      bin_peak = level;
+      ++k;
+    }
+    level += e.delta;
+    if (e.delta > 0) {
+      produced += e.delta;
+      if (buffer >= 0 && level > buffer + 0.5) {
+        ++s.overruns;
+        if (s.overrun_times.size() < 1000) s.overrun_times.push_back(e.t);
+      }
+    } else {
+      written -= e.delta;
+    }
+    peak = std::max(peak, level);
+    bin_peak = std::max(bin_peak, level);
+  }
+  for (; k < n; ++k) {
+    s.timeline[k].buffered_bytes = std::max(bin_peak, level);
+    s.timeline[k].written_bytes = written;
+    s.timeline[k].scheduled_bytes = produced;
+    bin_peak = level;
+  }
+  s.needed_buffer_bytes = peak;
+}
+
+void summarise(const OpList& list, const std::vector<OpOutcome>& out, const ReplayOptions& opt, ReplayStats& s) {
+  std::vector<double> lat;
+  std::vector<Event> ev;
+  double behind_sum = 0;
+  s.ops = out.size();
+  for (size_t i = 0; i < out.size(); ++i) {
+    const ReplayOp& op = list.ops[i];
+    const OpOutcome& o = out[i];
+    s.completion_s = std::max(s.completion_s, o.done);
+    double behind = opt.as_fast_as_possible ? 0 : o.issue - o.sched;
+    s.max_behind_s = std::max(s.max_behind_s, behind);
+    behind_sum += behind;
+    if (o.error) ++s.errors[errno_name(o.error)];
+    if (op.kind == OpKind::Fsync) s.fsync_max_s = std::max(s.fsync_max_s, o.done - o.issue);
+    if (op.kind != OpKind::Write) continue;
+    ++s.writes;
+    s.bytes_written += static_cast<double>(op.bytes);
+    lat.push_back(o.done - o.issue);
+    ev.push_back({opt.as_fast_as_possible ? o.issue : o.sched, static_cast<double>(op.bytes)});
+    ev.push_back({o.done, -static_cast<double>(op.bytes)});
+  }
+  s.mean_behind_s = out.empty() ? 0 : behind_sum / static_cast<double>(out.size());
+  s.recorded_end_s = list.recorded_end() * opt.time_scale;
+  const double qs[5] = {0.5, 0.9, 0.99, 0.999, 1.0};
+  for (int q = 0; q < 5; ++q) s.write_latency_s[q] = percentile(lat, qs[q]);
+  buffer_sweep(std::move(ev), opt.buffer_bytes, opt.timeline_points, s.completion_s, s);
+  if (opt.as_fast_as_possible) {
+    s.needed_buffer_bytes = 0;
+    s.kept_up.reset();
+  } else if (opt.buffer_bytes >= 0) {
+    s.kept_up = s.overruns == 0;
+  } else {
+    s.kept_up = s.max_behind_s <= opt.tolerance_s;
+  }
+}
+
+}  // namespace
+
+ReplayRun replay_ops(const OpList& list, Device& dev, Clock& clock, const ReplayOptions& opt) {
+  ReplayRun run;
+  run.outcomes.resize(list.ops.size());
+  std::unordered_map<std::string, FileId> ids;
+  std::unordered_set<FileId> live;
+  std::map<int, ThreadQueue> threads;
+  for (size_t i = 0; i < list.ops.size(); ++i) {
+    threads[list.ops[i].thread].ops.push_back(i);
+    ids.try_emplace(list.ops[i].file, static_cast<FileId>(ids.size() + 1));
+  }
+  // Min-heap of (issue time, op index, thread): ties keep the list's order.
+  using Entry = std::tuple<double, size_t, int>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
+  auto push_next = [&](int tid, ThreadQueue& q) {
+    if (q.next >= q.ops.size()) return;
+    size_t i = q.ops[q.next];
+    double sched = opt.as_fast_as_possible ? 0 : list.ops[i].start * opt.time_scale;
+    run.outcomes[i].sched = sched;
+    heap.emplace(issue_time(sched, q.free_at, opt.resolution_s), i, tid);
+  };
+  for (auto& [tid, q] : threads) push_next(tid, q);
+  size_t done_count = 0;
+  while (!heap.empty()) {
+    auto [issue, i, tid] = heap.top();
+    heap.pop();
+    const ReplayOp& op = list.ops[i];
+    ThreadQueue& q = threads[tid];
+    clock.sleep_until(issue);
+    double now = clock.now();
+    FileId id = ids[op.file];
+    OpOutcome& o = run.outcomes[i];
+    o.issue = now;
+    if (op.kind == OpKind::Create && live.contains(id)) {
+      o.done = now;  // reopening a file the replay already created
+    } else {
+      if (!live.contains(id) && op.kind != OpKind::Create) {
+        auto c = dev.submit({OpKind::Create, id, 0, 0, op.direct}, now);
+        now = std::max(now, c.done);
+      }
+      live.insert(id);
+      Completion c = dev.submit({op.kind, id, op.offset, op.bytes, op.direct}, now);
+      o.done = c.done;
+      o.error = c.error;
+      if (op.kind == OpKind::Remove) live.erase(id);
+    }
+    q.free_at = o.done;
+    ++q.next;
+    push_next(tid, q);
+    if (opt.progress && (++done_count % 4096 == 0)) opt.progress(done_count, list.ops.size());
+  }
+  summarise(list, run.outcomes, opt, run.stats);
+  return run;
+}
+
+ReplayRun replay_on_model(const OpList& ops, const Profile& profile, const ReplayOptions& opt, uint64_t seed) {
+  ModelOptions mo;
+  mo.seed = seed;
+  ModelDevice dev(profile, mo);
+  VirtualClock clock;
+  ReplayRun run = replay_ops(ops, dev, clock, opt);
+  ModelState st = dev.state(run.stats.completion_s);
+  run.stats.stalls = st.stalls;
+  run.stats.stall_seconds = st.stall_seconds;
+  return run;
+}
+
+std::optional<double> recorded_needed_buffer(const OpList& ops, double time_scale) {
+  if (!ops.has_durations()) return std::nullopt;
+  std::vector<std::pair<double, double>> ev;
+  for (const auto& o : ops.ops) {
+    if (o.kind != OpKind::Write) continue;
+    ev.emplace_back(o.start * time_scale, static_cast<double>(o.bytes));
+    ev.emplace_back((o.start + o.duration) * time_scale, -static_cast<double>(o.bytes));
+  }
+  std::sort(ev.begin(), ev.end());
+  double level = 0, peak = 0;
+  for (auto& [t, d] : ev) peak = std::max(peak, level += d);
+  return peak;
+}
+
+}  // namespace sd
