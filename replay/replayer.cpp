@@ -88,6 +88,7 @@ void summarise(const OpList& list, const std::vector<OpOutcome>& out, const Repl
     const OpOutcome& o = out[i];
     s.completion_s = std::max(s.completion_s, o.done);
     double behind = opt.as_fast_as_possible ? 0 : o.issue - o.sched;
+    if (behind < opt.resolution_s) behind = 0;  // the trace's own rounding, not lateness
     s.max_behind_s = std::max(s.max_behind_s, behind);
     behind_sum += behind;
     if (o.error) ++s.errors[errno_name(o.error)];
