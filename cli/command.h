@@ -41,5 +41,6 @@ void add_profile_options(CLI::App& sub, ProfileArgs& args, bool required = true)
 Handler setup_profiles(CLI::App& sub);
 Handler setup_show(CLI::App& sub);
 Handler setup_replay(CLI::App& sub);
+Handler setup_report(CLI::App& sub);
 
 }  // namespace sd::cli

@@ -8,6 +8,7 @@ const std::vector<CommandDef>& commands() {
       {"profiles", "List the built-in profiles, grouped by layer", setup_profiles},
       {"show", "Show a profile's parameters and the write rates it predicts", setup_show},
       {"replay", "Replay a recorder's I/O trace against profiles (virtual time) or a real path", setup_replay},
+      {"report", "Make one self-contained HTML report (inline SVG plots) from JSON outputs", setup_report},
   };
   return table;
 }
