@@ -95,9 +95,10 @@ void print_human(const OpList& ops, const ReplayArgs& a, const ReplayOptions& o,
   std::set<std::string> files;
   std::set<int> threads;
   for (const auto& op : ops.ops) files.insert(op.file), threads.insert(op.thread);
-  fmt::print("Trace {} ({}): {} ops on {} file(s), {} thread(s), {} written over {} recorded\n", ops.name, ops.format,
+  double rec = ops.recorded_end() * o.time_scale;
+  fmt::print("Trace {} ({}): {} ops on {} file(s), {} thread(s), {} written{}\n", ops.name, ops.format,
              ops.ops.size(), files.size(), threads.size(), format_size(ops.bytes_written()),
-             ms(ops.recorded_end() * o.time_scale));
+             rec > 0 ? fmt::format(" over {} recorded", ms(rec)) : " (no times recorded)");
   for (const auto& [why, n] : ops.ignored) fmt::print("  not replayed: {} x {}\n", n, why);
   if (!ops.unknown.empty()) {
     std::string u;
@@ -111,12 +112,14 @@ void print_human(const OpList& ops, const ReplayArgs& a, const ReplayOptions& o,
                o.buffer_bytes >= 0 ? fmt::format("recorder buffer {}", format_size(o.buffer_bytes))
                                    : fmt::format("no --buffer given: 'kept up' means never more than {} behind",
                                                  ms(o.tolerance_s)));
-  fmt::print("{:<34} {:>10} {:>10} {:>10} {:>10} {:>11} {:>7} {:>11} {:>8}\n", "device", "finished", "write p50",
+  size_t w = 6;
+  for (const auto& r : rows) w = std::max(w, r.name.size() + (r.kind == "path" ? 5 : 0));
+  fmt::print("{:<{}} {:>10} {:>10} {:>10} {:>10} {:>11} {:>7} {:>11} {:>8}\n", "device", w, "finished", "write p50",
              "write p99", "write max", "behind max", "stalls", "buffer need", "kept up");
   for (const auto& r : rows) {
     const ReplayStats& s = r.s;
     std::string name = r.kind == "path" ? "path " + r.name : r.name;
-    fmt::print("{:<34} {:>10} {:>10} {:>10} {:>10} {:>11} {:>7} {:>11} {:>8}\n", name.substr(0, 34),
+    fmt::print("{:<{}} {:>10} {:>10} {:>10} {:>10} {:>11} {:>7} {:>11} {:>8}\n", name, w,
                ms(s.completion_s), ms(s.write_latency_s[0]), ms(s.write_latency_s[2]), ms(s.write_latency_s[4]),
                a.afap ? "-" : ms(s.max_behind_s), r.kind == "path" ? "-" : std::to_string(s.stalls),
                a.afap ? "-" : format_size(s.needed_buffer_bytes),

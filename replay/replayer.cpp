@@ -31,56 +31,82 @@ double percentile(std::vector<double>& v, double q) {
   return v[k];
 }
 
-struct Event {
-  double t;
-  double delta;  // + data produced, - data written
-  bool operator<(const Event& o) const { return t < o.t || (t == o.t && delta < o.delta); }
+struct WriteEvent {
+  double sched, done, bytes;
 };
 
-// Sweeps produced/written events: the peak of data held, overruns against
-// `buffer`, and a downsampled timeline.
-void buffer_sweep(std::vector<Event> ev, double buffer, size_t points, double end, ReplayStats& s) {
-  std::sort(ev.begin(), ev.end());  // writes free space before new data at equal times
-  double level = 0, written = 0, produced = 0, peak = 0;
+// Cumulative bytes the recorder has produced by time t: samples arrive
+// steadily, so production rises linearly from one recorded write to the
+// next, reaching the block's last byte when the recorder issued it.
+class Production {
+ public:
+  explicit Production(const std::vector<WriteEvent>& by_sched) {
+    if (by_sched.empty()) return;
+    double first = by_sched[0].sched;
+    double gap = by_sched.size() > 1 ? by_sched[1].sched - first : 0;
+    t_.push_back(std::max(0.0, first - gap));
+    c_.push_back(0);
+    for (const auto& w : by_sched) {
+      t_.push_back(w.sched);
+      c_.push_back(c_.back() + w.bytes);
+    }
+  }
+  double at(double x) const {
+    if (t_.empty() || x < t_.front()) return 0;
+    auto it = std::upper_bound(t_.begin(), t_.end(), x);
+    if (it == t_.end()) return c_.back();
+    size_t i = static_cast<size_t>(it - t_.begin());  // t_[i-1] <= x < t_[i]
+    double span = t_[i] - t_[i - 1];
+    return span > 0 ? c_[i - 1] + (c_[i] - c_[i - 1]) * (x - t_[i - 1]) / span : c_[i - 1];
+  }
+
+ private:
+  std::vector<double> t_, c_;
+};
+
+// The recorder's buffer holds what it produced and the device has not yet
+// finished writing. It peaks just before a write completes; a completion
+// that finds more than `buffer` waiting is an overrun (samples were lost
+// while it was late). Also fills a downsampled timeline for plots.
+void buffer_sweep(std::vector<WriteEvent> w, double buffer, size_t points, double end, ReplayStats& s) {
+  std::stable_sort(w.begin(), w.end(), [](const WriteEvent& a, const WriteEvent& b) { return a.sched < b.sched; });
+  Production prod(w);
+  std::vector<std::pair<double, double>> done;  // (time, bytes)
+  for (const auto& e : w) done.emplace_back(e.done, e.bytes);
+  std::sort(done.begin(), done.end());
   size_t n = std::max<size_t>(points, 2);
   double step = end > 0 ? end / static_cast<double>(n - 1) : 1;
   s.timeline.assign(n, {});
-  for (size_t k = 0; k < n; ++k) s.timeline[k].t = step * static_cast<double>(k);
+  double written = 0, peak = 0, bin_peak = 0;
   size_t k = 0;
-  double bin_peak = 0;
-  for (const Event& e : ev) {
-    while (k < n && s.timeline[k].t < e.t) {
-      s.timeline[k].buffered_bytes = std::max(bin_peak, level);
-      s.timeline[k].written_bytes = written;
-      s.timeline[k].scheduled_bytes = produced;
-      bin_peak = level;
-      ++k;
+  auto close_bins = [&](double until) {
+    for (; k < n && step * static_cast<double>(k) < until; ++k) {
+      TimelinePoint& p = s.timeline[k];
+      p.t = step * static_cast<double>(k);
+      p.scheduled_bytes = prod.at(p.t);
+      p.written_bytes = written;
+      p.buffered_bytes = std::max(bin_peak, p.scheduled_bytes - written);
+      bin_peak = 0;
     }
-    level += e.delta;
-    if (e.delta > 0) {
-      produced += e.delta;
-      if (buffer >= 0 && level > buffer + 0.5) {
-        ++s.overruns;
-        if (s.overrun_times.size() < 1000) s.overrun_times.push_back(e.t);
-      }
-    } else {
-      written -= e.delta;
-    }
+  };
+  for (const auto& [t, bytes] : done) {
+    close_bins(t);
+    double level = prod.at(t) - written;
     peak = std::max(peak, level);
     bin_peak = std::max(bin_peak, level);
+    if (buffer >= 0 && level > buffer + 0.5) {
+      ++s.overruns;
+      if (s.overrun_times.size() < 1000) s.overrun_times.push_back(t);
+    }
+    written += bytes;
   }
-  for (; k < n; ++k) {
-    s.timeline[k].buffered_bytes = std::max(bin_peak, level);
-    s.timeline[k].written_bytes = written;
-    s.timeline[k].scheduled_bytes = produced;
-    bin_peak = level;
-  }
+  close_bins(INFINITY);
   s.needed_buffer_bytes = peak;
 }
 
 void summarise(const OpList& list, const std::vector<OpOutcome>& out, const ReplayOptions& opt, ReplayStats& s) {
   std::vector<double> lat;
-  std::vector<Event> ev;
+  std::vector<WriteEvent> ev;
   double behind_sum = 0;
   s.ops = out.size();
   for (size_t i = 0; i < out.size(); ++i) {
@@ -97,8 +123,7 @@ void summarise(const OpList& list, const std::vector<OpOutcome>& out, const Repl
     ++s.writes;
     s.bytes_written += static_cast<double>(op.bytes);
     lat.push_back(o.done - o.issue);
-    ev.push_back({opt.as_fast_as_possible ? o.issue : o.sched, static_cast<double>(op.bytes)});
-    ev.push_back({o.done, -static_cast<double>(op.bytes)});
+    ev.push_back({opt.as_fast_as_possible ? o.issue : o.sched, o.done, static_cast<double>(op.bytes)});
   }
   s.mean_behind_s = out.empty() ? 0 : behind_sum / static_cast<double>(out.size());
   s.recorded_end_s = list.recorded_end() * opt.time_scale;
@@ -185,16 +210,13 @@ ReplayRun replay_on_model(const OpList& ops, const Profile& profile, const Repla
 
 std::optional<double> recorded_needed_buffer(const OpList& ops, double time_scale) {
   if (!ops.has_durations()) return std::nullopt;
-  std::vector<std::pair<double, double>> ev;
-  for (const auto& o : ops.ops) {
-    if (o.kind != OpKind::Write) continue;
-    ev.emplace_back(o.start * time_scale, static_cast<double>(o.bytes));
-    ev.emplace_back((o.start + o.duration) * time_scale, -static_cast<double>(o.bytes));
-  }
-  std::sort(ev.begin(), ev.end());
-  double level = 0, peak = 0;
-  for (auto& [t, d] : ev) peak = std::max(peak, level += d);
-  return peak;
+  std::vector<WriteEvent> ev;
+  for (const auto& o : ops.ops)
+    if (o.kind == OpKind::Write)
+      ev.push_back({o.start * time_scale, (o.start + o.duration) * time_scale, static_cast<double>(o.bytes)});
+  ReplayStats s;
+  buffer_sweep(std::move(ev), -1, 2, ops.recorded_end() * time_scale, s);
+  return s.needed_buffer_bytes;
 }
 
 }  // namespace sd

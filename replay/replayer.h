@@ -35,7 +35,7 @@ struct OpOutcome {
 
 struct TimelinePoint {
   double t = 0;                // seconds
-  double buffered_bytes = 0;   // the most data waiting in the recorder's buffer during the bin
+  double buffered_bytes = 0;   // the most data waiting in the recorder's buffer during the bin before t
   double written_bytes = 0;    // bytes whose writes completed by t
   double scheduled_bytes = 0;  // bytes the recorder had produced by t (recorded schedule)
 };
@@ -49,9 +49,11 @@ struct ReplayStats {
   double fsync_max_s = 0;
   double max_behind_s = 0;       // largest issue - sched
   double mean_behind_s = 0;
-  double needed_buffer_bytes = 0;  // peak bytes produced (at sched) but not yet written (done)
-  uint64_t overruns = 0;         // writes whose data would not have fit in buffer_bytes
-  std::vector<double> overrun_times;  // when (first 1000)
+  // A rate-driven recorder's samples arrive steadily between its recorded
+  // writes; its buffer holds what was produced but not yet written.
+  double needed_buffer_bytes = 0;  // the peak of that (includes the block being written)
+  uint64_t overruns = 0;         // write completions that found more than buffer_bytes waiting
+  std::vector<double> overrun_times;  // their times (first 1000)
   std::map<std::string, uint64_t> errors;  // errno name -> count
   uint64_t stalls = 0;           // ModelDevice only
   double stall_seconds = 0;

@@ -86,7 +86,9 @@ std::string StraceState::on_open(const StraceCall& c, const std::string& path, c
   f->writable = has("O_WRONLY") || has("O_RDWR");
   f->append = has("O_APPEND");
   f->direct = has("O_DIRECT");
-  f->special = path.starts_with("/dev/") || path.starts_with("/proc/") || path.starts_with("/sys/");
+  // Device and kernel files are not storage; /dev/shm is (a tmpfs).
+  f->special = (path.starts_with("/dev/") && !path.starts_with("/dev/shm/")) || path.starts_with("/proc/") ||
+               path.starts_with("/sys/");
   bind(c.pid, c.ret, f);
   if (!f->writable || f->special) return "";
   bool existed = size_.contains(path);

@@ -110,7 +110,9 @@ TEST_CASE("a rate-driven recorder on a slow device falls behind by the backlog t
   ReplayRun s = replay_on_model(ops, slow, opt);
   CHECK(f.stats.kept_up.value());
   CHECK(f.stats.max_behind_s < 0.001);
-  CHECK(f.stats.needed_buffer_bytes <= (1 << 20));
+  // One block plus what arrives while it is written (0.7 ms at 105 MB/s).
+  CHECK(f.stats.needed_buffer_bytes > (1 << 20));
+  CHECK(f.stats.needed_buffer_bytes < 1.1 * (1 << 20));
   CHECK_FALSE(s.stats.kept_up.value());
   CHECK(s.stats.overruns > 0);
   // Backlog after T seconds = (input rate - device rate) * T, one block of slack.
