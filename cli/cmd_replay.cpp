@@ -214,10 +214,11 @@ Handler setup_replay(CLI::App& sub) {
       "  streamdisk replay job.iolog -p crio-9014-disk --as-fast-as-possible --json > r.json\n"
       "  streamdisk replay rec.csv --target /mnt/usb/tmp --time-scale 0.5\n\n"
       "Capture a recorder's I/O without FUSE, then replay it on other devices:\n"
-      "  strace -f -tt -T -e trace=openat,write,pwrite64,lseek,fsync,fdatasync,close,ftruncate,fallocate,dup2,dup3,fcntl \\\n"
+      "  strace -f -tt -T -e trace=openat,read,write,pwrite64,writev,lseek,fsync,fdatasync,close,ftruncate,fallocate,dup2,dup3,fcntl \\\n"
       "         -o rec.strace RECORDER ARGS...\n"
       "  streamdisk replay rec.strace -p rpi4-buster+exfat-fuse+sandisk-ultrafit-16g\n"
-      "(dup2,dup3,fcntl let the reader follow shell redirections such as dd's of=.)\n"
+      "(Beyond strace's minimal list, dup2,dup3,fcntl follow shell redirections such as dd's of=, and\n"
+      " read,writev keep offsets right for programs that read their file back, as libsndfile does.)\n"
       "fio: run the job with --write_iolog=job.iolog (version 2 and 3 iologs are read).");
   return [a] { return run(*a); };
 }

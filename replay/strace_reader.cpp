@@ -1,6 +1,7 @@
 // strace output, as written by
 //   strace -f -tt -T -e trace=openat,write,pwrite64,lseek,fsync,fdatasync,close,ftruncate,fallocate
-//          (plus ,dup2,dup3,fcntl to follow shell redirections) -o trace.txt RECORDER ...
+//          (plus ,dup2,dup3,fcntl to follow shell redirections, and ,read,readv,writev
+//          for programs that read their file back or write with iovecs) -o trace.txt RECORDER ...
 // Each line: [pid] time syscall(args) = result <duration>. The reader keeps
 // an fd table per process (falling back to the last file any process opened
 // on that number, since fork and clone are not traced), each open file's
@@ -41,6 +42,7 @@ class StraceState {
   void emit(const StraceCall& c, OpKind kind, const OpenFile& f, uint64_t offset, uint64_t bytes);
   std::string on_open(const StraceCall& c, const std::string& path, const std::string& flags);
   std::string on_write(const StraceCall& c, bool positional);
+  void on_read(const StraceCall& c, bool positional);
   int thread_of(int pid);
 
   OpList& out_;
@@ -124,9 +126,21 @@ std::string StraceState::on_write(const StraceCall& c, bool positional) {
   return "";
 }
 
+// A read moves the offset (libsndfile reads a header back before patching
+// it); reads of the program's own writable files are replayed too.
+void StraceState::on_read(const StraceCall& c, bool positional) {
+  FilePtr f = lookup(c.pid, c.arg_int(0));
+  if (!f) return;
+  uint64_t n = static_cast<uint64_t>(c.ret);
+  uint64_t at = positional ? static_cast<uint64_t>(c.arg_int(3)) : f->offset;
+  if (f->writable && !f->special && n > 0) emit(c, OpKind::Read, *f, at, n);
+  if (!positional) f->offset = at + n;
+}
+
 std::string StraceState::apply(const StraceCall& c) {
   const std::string& s = c.name;
-  static const char* kKnown[] = {"openat", "open", "creat", "write", "pwrite64", "pwrite", "lseek", "_llseek",
+  static const char* kKnown[] = {"openat", "open", "creat", "write", "pwrite64", "pwrite", "writev", "pwritev",
+                                 "pwritev2", "read", "pread64", "readv", "preadv", "preadv2", "lseek", "_llseek",
                                  "fsync", "fdatasync", "ftruncate", "fallocate", "close", "dup", "dup2", "dup3",
                                  "fcntl", "fcntl64"};
   if (std::find(std::begin(kKnown), std::end(kKnown), s) == std::end(kKnown)) {
@@ -142,9 +156,16 @@ std::string StraceState::apply(const StraceCall& c) {
     std::string flags = s == "creat" ? "O_WRONLY|O_CREAT|O_TRUNC" : (c.args.size() > pi + 1 ? c.args[pi + 1] : "");
     return on_open(c, *path, flags);
   }
-  if (s == "write" || s == "pwrite64" || s == "pwrite") {
-    if (c.args.size() < (s == "write" ? 3u : 4u)) return fmt::format("{} with too few arguments", s);
-    return on_write(c, s != "write");
+  // Positional variants carry the offset as argument 4 (-1: the current one).
+  bool positional = s.starts_with("p") && c.args.size() >= 4 && c.arg_int(3) >= 0;
+  if (s == "write" || s == "writev" || s.starts_with("pwrite")) {
+    if (c.args.size() < 3 || (s.starts_with("p") && c.args.size() < 4))
+      return fmt::format("{} with too few arguments", s);
+    return on_write(c, positional);
+  }
+  if (s == "read" || s == "readv" || s.starts_with("pread")) {
+    on_read(c, positional);
+    return "";
   }
   if (s == "lseek" || s == "_llseek") {
     if (auto f = lookup(c.pid, c.arg_int(0))) f->offset = static_cast<uint64_t>(c.ret);

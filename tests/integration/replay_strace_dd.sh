@@ -5,7 +5,7 @@ source "$(dirname "$0")/../lib.sh"
 command -v strace >/dev/null || { echo "strace is not installed (./run.sh installs it)"; exit 1; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
-strace -f -tt -T -e trace=openat,write,pwrite64,lseek,fsync,fdatasync,close,ftruncate,fallocate,dup2,dup3,fcntl \
+strace -f -tt -T -e trace=openat,read,write,pwrite64,writev,lseek,fsync,fdatasync,close,ftruncate,fallocate,dup2,dup3,fcntl \
   -o dd.strace dd if=/dev/zero of=rec.bin bs=256k count=24 conv=fsync 2>/dev/null || fail "strace dd failed"
 [ "$(stat -c %s rec.bin)" -eq $((256 * 1024 * 24)) ] || fail "dd did not write the file"
 

@@ -156,3 +156,21 @@ TEST_CASE("format detection") {
   CHECK(*det("[pid 5] 10:00:00.000001 close(3) = 0\n") == TraceFormat::Strace);
   CHECK_FALSE(det("time,op\n1,2\n").ok());
 }
+
+TEST_CASE("strace: a read moves the offset (libsndfile reads a header back), writev writes at it") {
+  auto ops = strace(
+      "1 10:00:00.000000 openat(AT_FDCWD, \"a.w64\", O_RDWR|O_CREAT|O_TRUNC, 0666) = 3 <0.0001>\n"
+      "1 10:00:00.001000 write(3, \"riff\"..., 104) = 104 <0.0001>\n"
+      "1 10:00:00.002000 lseek(3, 0, SEEK_SET) = 0 <0.00001>\n"
+      "1 10:00:00.003000 read(3, \"riff\"..., 104) = 104 <0.00001>\n"
+      "1 10:00:00.004000 writev(3, [{iov_base=\"a\", iov_len=4096}, {iov_base=\"b\", iov_len=4096}], 2) = 8192 <0.0001>\n"
+      "1 10:00:00.005000 pread64(3, \"x\", 8, 0) = 8 <0.00001>\n"
+      "1 10:00:00.006000 write(3, \"c\", 10) = 10 <0.00001>\n");
+  REQUIRE(ops.ops.size() == 6);
+  CHECK(ops.ops[2].kind == OpKind::Read);
+  CHECK(ops.ops[3].kind == OpKind::Write);
+  CHECK(ops.ops[3].offset == 104);
+  CHECK(ops.ops[3].bytes == 8192);
+  CHECK(ops.ops[4].kind == OpKind::Read);
+  CHECK(ops.ops[5].offset == 104 + 8192);
+}
