@@ -6,6 +6,7 @@
 //     fill, channels, t_s or time_s, a plot of the *_mbps / *_bytes / *_s
 //     columns against it ("measured_*" columns drawn as points, so measured
 //     vs fitted reads at a glance);
+//   - {"columns": [names], "rows": [[values]]} -> the same, as records;
 //   - an object with a "t_s" array -> a timeline of its other arrays of the
 //     same length, with "overrun_times_s" as markers at "buffer_bytes".
 #include <cmath>
@@ -39,7 +40,8 @@ std::pair<double, std::string> unit_of(const std::string& key) {
   return {1, ""};
 }
 
-const char* kXKeys[] = {"block_bytes", "fill", "channels", "t_s", "time_s", "buffer_bytes"};
+const char* kXKeys[] = {"block_bytes", "fill", "fill_before", "channels", "t_s", "time_s", "start_s", "buffer_bytes"};
+const char* kGroupKeys[] = {"threads", "queue_depth", "thread_count"};
 
 void records(const std::string& key, const json& arr, std::vector<ReportBlock>& out) {
   std::vector<std::string> cols;
@@ -57,23 +59,45 @@ void records(const std::string& key, const json& arr, std::vector<ReportBlock>& 
   for (const char* k : kXKeys)
     if (xk.empty() && arr.front().contains(k) && arr.front()[k].is_number()) xk = k;
   if (xk.empty()) return;
+  // Rows that differ in a thread count become one series per count.
+  std::string gk;
+  std::vector<double> groups = {0};
+  for (const char* k : kGroupKeys) {
+    if (!gk.empty() || k == xk || !arr.front().contains(k) || !arr.front()[k].is_number()) continue;
+    std::set<double> vals;
+    for (const auto& r : arr)
+      if (r.contains(k) && r[k].is_number()) vals.insert(r[k].get<double>());
+    if (vals.size() > 1) gk = k, groups.assign(vals.begin(), vals.end());
+  }
   Plot p;
   p.id = key;
   p.log_x = xk == "block_bytes";
   if (p.log_x) p.x_fmt = [](double b) { return format_size(b); };
   auto [xs, xu] = unit_of(xk);
   p.x_label = fmt::format("{}{}", xk, p.log_x ? " (log scale)" : xu.empty() ? "" : " (" + xu + ")");
+  // One unit per plot: rates if there are any (what a sweep is about), else the first.
   std::string yunit;
   for (const auto& c : cols) {
-    if (c == xk || !arr.front()[c].is_number()) continue;
+    auto u = unit_of(c).second;
+    if (c != xk && c != gk && arr.front()[c].is_number() && !u.empty() && (yunit.empty() || u == "MB/s")) yunit = u;
+  }
+  int col = 0;
+  for (const auto& c : cols) {
+    if (c == xk || c == gk || !arr.front()[c].is_number()) continue;
     auto [ys, yu] = unit_of(c);
-    if (yu.empty() || (!yunit.empty() && yu != yunit)) continue;  // one unit per plot
-    yunit = yu;
-    PlotSeries s{c, {}, {}, c.find("measured") != std::string::npos};
-    for (const auto& r : arr)
-      if (r.contains(xk) && r.contains(c) && r[c].is_number())
-        s.x.push_back(r[xk].get<double>() * (p.log_x ? 1 : xs)), s.y.push_back(r[c].get<double>() * ys);
-    p.series.push_back(std::move(s));
+    if (yu != yunit) continue;
+    for (size_t g = 0; g < groups.size(); ++g) {
+      bool measured = c.find("measured") != std::string::npos;
+      PlotSeries s{gk.empty() ? c : fmt::format("{} ({}={:g})", c, gk, groups[g]), {}, {}, measured, false,
+                   static_cast<int>(gk.empty() ? col : g)};
+      for (const auto& r : arr) {
+        if (!gk.empty() && !(r.contains(gk) && r[gk].is_number() && r[gk].get<double>() == groups[g])) continue;
+        if (r.contains(xk) && r[xk].is_number() && r.contains(c) && r[c].is_number())
+          s.x.push_back(r[xk].get<double>() * (p.log_x ? 1 : xs)), s.y.push_back(r[c].get<double>() * ys);
+      }
+      if (!s.x.empty()) p.series.push_back(std::move(s));
+    }
+    ++col;
   }
   if (p.series.empty()) return;
   p.y_label = fmt::format("value ({})", yunit);
@@ -116,6 +140,18 @@ void timeline(const std::string& key, const json& obj, const json& doc, std::vec
 
 void visit(const std::string& path, const json& obj, const json& doc, int depth, std::vector<ReportBlock>& out) {
   if (obj.contains("t_s") && obj["t_s"].is_array() && !obj["t_s"].empty()) timeline(path, obj, doc, out);
+  // A columnar table: {"columns": [names], "rows": [[values]]}.
+  if (obj.contains("columns") && obj.contains("rows") && obj["columns"].is_array() && obj["rows"].is_array() &&
+      !obj["rows"].empty()) {
+    json recs = json::array();
+    auto names = obj["columns"];
+    for (const auto& row : obj["rows"]) {
+      json r = json::object();
+      for (size_t i = 0; i < names.size() && row.is_array() && i < row.size(); ++i) r[names[i].get<std::string>()] = row[i];
+      recs.push_back(std::move(r));
+    }
+    records(path.empty() ? "rows" : path, recs, out);
+  }
   for (const auto& [k, v] : obj.items()) {
     std::string p = path.empty() ? k : path + "." + k;
     if (v.is_array() && !v.empty() && v.front().is_object()) {

@@ -75,6 +75,14 @@ std::string xml_escape(const std::string& s) {
 
 std::string render_svg(const Plot& p, int W, int H) {
   const double left = 78, right = 20, top = 34, bottom = 52;
+  // Rows the legend needs below the plot (same flow as where it is drawn).
+  int legend_rows = p.series.empty() ? 0 : 1;
+  for (double lx = left; const auto& s : p.series) {
+    double w = 6.8 * static_cast<double>(s.name.size()) + 46;
+    if (lx + w > W - right && lx > left) lx = left, ++legend_rows;
+    lx += w;
+  }
+  const int total_h = H + legend_rows * 18 + (legend_rows ? 8 : 0);
   double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
   for (const auto& s : p.series)
     for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
@@ -106,7 +114,7 @@ std::string render_svg(const Plot& p, int W, int H) {
       "aria-label=\"{2}\" font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"12\">\n"
       "<rect x=\"0\" y=\"0\" width=\"{0}\" height=\"{1}\" fill=\"#ffffff\"/>\n"
       "<text x=\"{3}\" y=\"20\" font-size=\"14\" font-weight=\"bold\">{2}</text>\n",
-      W, H, xml_escape(p.title), left);
+      W, total_h, xml_escape(p.title), left);
   // Grid and ticks.
   for (double t : p.x_ticks.empty() ? auto_ticks(ax) : p.x_ticks) {
     double x = ax.map(t);
@@ -166,24 +174,20 @@ std::string render_svg(const Plot& p, int W, int H) {
                        s.dashed ? " stroke-dasharray=\"7 4\"" : "");
   }
   o += "</g>\n";
-  // Legend, top right inside the plot.
-  double ly = top + 10;
-  double lw = 0;
-  for (const auto& s : p.series) lw = std::max(lw, 7.0 * static_cast<double>(s.name.size()) + 40);
-  if (!p.series.empty())
-    o += fmt::format("<rect x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"#ffffff\" fill-opacity=\"0.85\" stroke=\"#ccc\"/>\n",
-                     W - right - lw - 8, top + 2, lw + 4, 18 * p.series.size() + 8);
+  // Legend below the axis label, items flowing left to right, so it never hides data.
+  double lx = left, ly = H + 4;
   for (size_t k = 0; k < p.series.size(); ++k) {
     const PlotSeries& s = p.series[k];
     const char* col = kPalette[(s.color >= 0 ? s.color : static_cast<int>(k)) % 8];
-    double x = W - right - lw - 2;
+    double w = 6.8 * static_cast<double>(s.name.size()) + 46;
+    if (lx + w > W - right && lx > left) lx = left, ly += 18;
     if (s.markers)
-      o += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"{}\"/>\n", x + 12, ly + 4, col);
+      o += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"{}\"/>\n", lx + 12, ly + 4, col);
     else
       o += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"2\"{}/>\n",
-                       x, ly + 4, x + 24, ly + 4, col, s.dashed ? " stroke-dasharray=\"7 4\"" : "");
-    o += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", x + 30, ly + 8, xml_escape(s.name));
-    ly += 18;
+                       lx, ly + 4, lx + 24, ly + 4, col, s.dashed ? " stroke-dasharray=\"7 4\"" : "");
+    o += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", lx + 30, ly + 8, xml_escape(s.name));
+    lx += w;
   }
   o += "</svg>\n";
   return o;
