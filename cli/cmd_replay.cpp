@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 
 #include "cli/command.h"
 #include "models/units.h"
+#include "models/trace.h"
 #include "replay/path_device.h"
 #include "replay/readers.h"
 #include "replay/replayer.h"
@@ -18,11 +20,11 @@ namespace sd::cli {
 namespace {
 
 struct ReplayArgs {
-  std::string trace, format = "auto", target, buffer, tolerance = "10ms";
+  std::string trace, format = "auto", target, buffer, tolerance = "10ms", trace_out;
   std::vector<std::string> profiles, sets;
   bool afap = false, json = false, keep = false;
   double time_scale = 1.0;
-  uint64_t seed = 1;
+  std::optional<uint64_t> seed;  // default: the trace's "# seed=" line, else 1
 };
 
 struct Row {
@@ -62,7 +64,8 @@ nlohmann::json row_json(const Row& r) {
           {"timeline", tl}};
 }
 
-nlohmann::json to_json(const OpList& ops, const ReplayArgs& a, const ReplayOptions& o, const std::vector<Row>& rows) {
+nlohmann::json to_json(const OpList& ops, const ReplayArgs& a, const ReplayOptions& o, const std::vector<Row>& rows,
+                       uint64_t seed) {
   std::set<std::string> files;
   std::set<int> threads;
   for (const auto& op : ops.ops) files.insert(op.file), threads.insert(op.thread);
@@ -84,7 +87,7 @@ nlohmann::json to_json(const OpList& ops, const ReplayArgs& a, const ReplayOptio
                   {"time_scale", o.time_scale},
                   {"buffer_bytes", o.buffer_bytes >= 0 ? nlohmann::json(o.buffer_bytes) : nlohmann::json()},
                   {"tolerance_s", o.tolerance_s},
-                  {"seed", a.seed}};
+                  {"seed", seed}};
   for (const auto& r : rows) j["results"].push_back(row_json(r));
   return j;
 }
@@ -150,9 +153,35 @@ Status parse_options(const ReplayArgs& a, ReplayOptions& o) {
   return {};
 }
 
+// The model's seed: --seed, else the seed the trace was simulated with.
+uint64_t seed_for(const ReplayArgs& a, const OpList& ops) {
+  if (a.seed) return *a.seed;
+  if (auto it = ops.meta.find("seed"); it != ops.meta.end()) {
+    char* end = nullptr;
+    uint64_t v = std::strtoull(it->second.c_str(), &end, 10);
+    if (end != it->second.c_str() && *end == '\0') return v;
+  }
+  return 1;
+}
+
+// The replay itself as a native trace: issue and completion of every op.
+void write_replay_trace(TraceWriter& w, const OpList& ops, const ReplayRun& run) {
+  for (size_t i = 0; i < ops.ops.size(); ++i) {
+    const ReplayOp& op = ops.ops[i];
+    const OpOutcome& o = run.outcomes[i];
+    TraceRecord r;
+    r.start = o.issue, r.end = o.done, r.op = op.kind, r.file = op.file, r.offset = op.offset, r.bytes = op.bytes;
+    r.thread = op.thread;
+    r.error = o.error;
+    w.write(r);
+  }
+}
+
 int run(const ReplayArgs& a) {
   if (a.profiles.empty() && a.target.empty())
     return bad_input("replay needs --profile P (virtual time) or --target DIR (real storage); see `streamdisk replay --help`");
+  if (!a.trace_out.empty() && a.profiles.size() + (a.target.empty() ? 0 : 1) != 1)
+    return bad_input("--trace-out records one replay: give exactly one --profile or --target with it");
   ReplayOptions opt;
   if (auto st = parse_options(a, opt); !st.ok()) return bad_input(st.message());
   auto fmt_kind = trace_format_from_name(a.format);
@@ -163,26 +192,38 @@ int run(const ReplayArgs& a) {
     if (!p) return bad_input(p.message());
     profiles.push_back(std::move(*p));
   }
-  std::unique_ptr<RealClock> rclock;
-  std::unique_ptr<PathDevice> pdev;
   if (!a.target.empty()) {
-    rclock = std::make_unique<RealClock>();
-    pdev = std::make_unique<PathDevice>(a.target, *rclock);
-    if (auto st = pdev->check_dir(); !st.ok()) return bad_input(st.message());
+    RealClock unused;
+    if (auto st = PathDevice(a.target, unused).check_dir(); !st.ok()) return bad_input(st.message());
   }
   auto ops = read_ops_file(a.trace, *fmt_kind);
   if (!ops) return bad_input(ops.message());
+  uint64_t seed = seed_for(a, *ops);
+  TraceWriter out;
+  if (!a.trace_out.empty()) {
+    std::string dev = profiles.empty() ? "path " + a.target : profiles[0].name;
+    auto st = out.open(a.trace_out, {{"tool", "streamdisk replay"}, {"source", ops->name}, {"profile", dev},
+                                     {"seed", std::to_string(seed)}});
+    if (!st.ok()) return bad_input(st.message());
+  }
   std::vector<Row> rows;
-  for (const auto& p : profiles) rows.push_back({"profile", p.name, replay_on_model(*ops, p, opt, a.seed).stats});
-  if (pdev) {
+  for (const auto& p : profiles) {
+    ReplayRun run = replay_on_model(*ops, p, opt, seed);
+    if (out.is_open()) write_replay_trace(out, *ops, run);
+    rows.push_back({"profile", p.name, std::move(run.stats)});
+  }
+  if (!a.target.empty()) {
     RealClock clock;  // zero at the replay's start
     PathDevice dev(a.target, clock);
-    rows.push_back({"path", a.target, replay_ops(*ops, dev, clock, opt).stats});
+    ReplayRun run = replay_ops(*ops, dev, clock, opt);
     dev.cleanup(a.keep);
+    if (out.is_open()) write_replay_trace(out, *ops, run);
+    rows.push_back({"path", a.target, std::move(run.stats)});
   }
   if (opt.progress) fmt::print(stderr, "\r{:20}\r", "");
+  if (auto st = out.close(); !st.ok()) return failure(st.message());
   if (a.json)
-    fmt::print("{}\n", to_json(*ops, a, opt, rows).dump(1));
+    fmt::print("{}\n", to_json(*ops, a, opt, rows, seed).dump(1));
   else
     print_human(*ops, a, opt, rows);
   return kExitOk;
@@ -206,7 +247,9 @@ Handler setup_replay(CLI::App& sub) {
                  "The recorder's buffer (e.g. 1MiB): 'kept up' = never more data waiting than this");
   sub.add_option("--tolerance", a->tolerance, "Without --buffer: 'kept up' = never later than this (default 10ms)");
   sub.add_option("--format", a->format, "Trace format: auto (default), native, fio, strace");
-  sub.add_option("--seed", a->seed, "Seed for the model's stalls (default 1)");
+  sub.add_option("--seed", a->seed, "Seed for the model's stalls (default: the trace's seed line, else 1)");
+  sub.add_option("--trace-out", a->trace_out,
+                 "Write the replay as a native trace (issue and completion of every op); one device only");
   sub.add_flag("--json", a->json, "Print JSON (format streamdisk-replay) instead of text");
   sub.footer(
       "Examples:\n"

@@ -38,4 +38,14 @@ assert len(r[0]["timeline"]["t_s"]) > 10
 PY
 human=$("$STREAMDISK" replay "$tmp/j.iolog" -p samsung-960evo-250g) || fail "human output failed"
 printf '%s' "$human" | grep -q "Verdict: 1 of 1 would have kept up" || fail "no verdict line: $human"
+expect_bad_input "trace-out with two devices" "--trace-out records one replay" -- replay "$tmp/j.iolog" -p samsung-960evo-250g -p usrp-2974 --trace-out "$tmp/x.csv"
+expect_bad_input "trace-out unwritable" "cannot write trace" -- replay "$tmp/j.iolog" -p samsung-960evo-250g --trace-out "$tmp/no/dir/x.csv"
+
+# A replay written as a native trace replays onto itself: same profile and seed,
+# the same completion time for every op, byte for byte.
+"$STREAMDISK" replay "$tmp/j.iolog" -p rpi4-buster-ultrafit-exfat --seed 3 --trace-out "$tmp/a.csv" >/dev/null || fail "trace-out failed"
+"$STREAMDISK" replay "$tmp/a.csv" -p rpi4-buster-ultrafit-exfat --trace-out "$tmp/b.csv" >/dev/null || fail "replaying the replay failed"
+grep -q "^# seed=3$" "$tmp/a.csv" || fail "trace-out does not record the seed"
+diff <(grep -v '^#' "$tmp/a.csv") <(grep -v '^#' "$tmp/b.csv") >/dev/null || fail "replaying a replay's trace changed completion times"
+[ "$(grep -c ',write,' "$tmp/a.csv")" -eq 2 ] || fail "trace-out does not hold the two writes"
 finish
