@@ -239,7 +239,9 @@ Handler setup_replay(CLI::App& sub) {
                  "`streamdisk profiles` lists them)");
   sub.add_option("--set", a->sets, "Override a parameter of every profile: --set device.sustained_mbps=20")
       ->type_name("KEY=VALUE");
-  sub.add_option("--target", a->target, "Replay in wall-clock time on real storage: files go in this directory");
+  sub.add_option("--target", a->target,
+                 "Replay in wall-clock time on real storage (or a FUSE mount): files go in this directory; "
+                 "ops are issued from one thread in time order");
   sub.add_flag("--keep", a->keep, "With --target: keep the files written (default: remove them)");
   sub.add_option("--time-scale", a->time_scale, "Multiply recorded times by this (0.5: twice as fast; default 1)");
   sub.add_flag("--as-fast-as-possible", a->afap, "Ignore recorded times: issue each thread's ops back to back");
