@@ -25,6 +25,8 @@ struct ReplayArgs {
   bool afap = false, json = false, keep = false;
   double time_scale = 1.0;
   std::optional<uint64_t> seed;  // default: the trace's "# seed=" line, else 1
+  std::string capacity, prefill;  // default: the trace's capacity_bytes / prefill_bytes lines
+  bool open_loop = false;
 };
 
 struct Row {
@@ -83,7 +85,7 @@ nlohmann::json to_json(const OpList& ops, const ReplayArgs& a, const ReplayOptio
                 {"recorded_needed_buffer_bytes", json_or_null(recorded_needed_buffer(ops, o.time_scale))},
                 {"unknown", ops.unknown},
                 {"ignored", ops.ignored}};
-  j["options"] = {{"mode", a.afap ? "as-fast-as-possible" : "recorded-times"},
+  j["options"] = {{"mode", a.afap ? "as-fast-as-possible" : a.open_loop ? "open-loop" : "recorded-times"},
                   {"time_scale", o.time_scale},
                   {"buffer_bytes", o.buffer_bytes >= 0 ? nlohmann::json(o.buffer_bytes) : nlohmann::json()},
                   {"tolerance_s", o.tolerance_s},
@@ -138,6 +140,8 @@ void print_human(const OpList& ops, const ReplayArgs& a, const ReplayOptions& o,
 
 Status parse_options(const ReplayArgs& a, ReplayOptions& o) {
   o.as_fast_as_possible = a.afap;
+  o.open_loop = a.open_loop;
+  if (a.afap && a.open_loop) return Status::error("--open-loop and --as-fast-as-possible exclude each other: choose one");
   if (!(a.time_scale > 0)) return Status::error("--time-scale must be greater than 0 (0.5 replays twice as fast)");
   o.time_scale = a.time_scale;
   if (!a.buffer.empty()) {
@@ -153,15 +157,35 @@ Status parse_options(const ReplayArgs& a, ReplayOptions& o) {
   return {};
 }
 
-// The model's seed: --seed, else the seed the trace was simulated with.
-uint64_t seed_for(const ReplayArgs& a, const OpList& ops) {
-  if (a.seed) return *a.seed;
-  if (auto it = ops.meta.find("seed"); it != ops.meta.end()) {
-    char* end = nullptr;
-    uint64_t v = std::strtoull(it->second.c_str(), &end, 10);
-    if (end != it->second.c_str() && *end == '\0') return v;
+std::optional<double> meta_number(const OpList& ops, const std::string& key) {
+  auto it = ops.meta.find(key);
+  if (it == ops.meta.end()) return std::nullopt;
+  char* end = nullptr;
+  double v = std::strtod(it->second.c_str(), &end);
+  if (end == it->second.c_str() || *end != '\0') return std::nullopt;
+  return v;
+}
+
+// The model's seed, capacity and prefill: the options, else what the trace
+// records (simulate and mount write them), else the defaults.
+Result<ModelOptions> model_options_for(const ReplayArgs& a, const OpList& ops) {
+  ModelOptions mo;
+  mo.seed = a.seed ? *a.seed : static_cast<uint64_t>(meta_number(ops, "seed").value_or(1));
+  if (!a.capacity.empty()) {
+    auto c = parse_size(a.capacity);
+    if (!c) return Result<ModelOptions>::error(fmt::format("--capacity: {}", c.message()));
+    mo.capacity_bytes = *c;
+  } else if (auto c = meta_number(ops, "capacity_bytes")) {
+    mo.capacity_bytes = *c;
   }
-  return 1;
+  if (!a.prefill.empty()) {
+    auto p = parse_size(a.prefill);
+    if (!p) return Result<ModelOptions>::error(fmt::format("--prefill: {} (give bytes, e.g. 10GB)", p.message()));
+    mo.prefill_bytes = *p;
+  } else if (auto p = meta_number(ops, "prefill_bytes")) {
+    mo.prefill_bytes = *p;
+  }
+  return mo;
 }
 
 // The replay itself as a native trace: issue and completion of every op.
@@ -198,7 +222,9 @@ int run(const ReplayArgs& a) {
   }
   auto ops = read_ops_file(a.trace, *fmt_kind);
   if (!ops) return bad_input(ops.message());
-  uint64_t seed = seed_for(a, *ops);
+  auto mo = model_options_for(a, *ops);
+  if (!mo) return bad_input(mo.message());
+  uint64_t seed = mo->seed;
   TraceWriter out;
   if (!a.trace_out.empty()) {
     std::string dev = profiles.empty() ? "path " + a.target : profiles[0].name;
@@ -208,7 +234,7 @@ int run(const ReplayArgs& a) {
   }
   std::vector<Row> rows;
   for (const auto& p : profiles) {
-    ReplayRun run = replay_on_model(*ops, p, opt, seed);
+    ReplayRun run = replay_on_model(*ops, p, opt, *mo);
     if (out.is_open()) write_replay_trace(out, *ops, run);
     rows.push_back({"profile", p.name, std::move(run.stats)});
   }
@@ -248,6 +274,11 @@ Handler setup_replay(CLI::App& sub) {
   sub.add_option("--buffer", a->buffer,
                  "The recorder's buffer (e.g. 1MiB): 'kept up' = never more data waiting than this");
   sub.add_option("--tolerance", a->tolerance, "Without --buffer: 'kept up' = never later than this (default 10ms)");
+  sub.add_flag("--open-loop", a->open_loop,
+               "Issue every op at its recorded time even if its thread's previous op is still in flight "
+               "(for `mount --trace` traces, where the kernel overlaps requests)");
+  sub.add_option("--capacity", a->capacity, "Device capacity for the model (default: the trace's, else the profile's)");
+  sub.add_option("--prefill", a->prefill, "Bytes already on the device (default: the trace's, else 0)");
   sub.add_option("--format", a->format, "Trace format: auto (default), native, fio, strace");
   sub.add_option("--seed", a->seed, "Seed for the model's stalls (default: the trace's seed line, else 1)");
   sub.add_option("--trace-out", a->trace_out,

@@ -160,7 +160,7 @@ ReplayRun replay_ops(const OpList& list, Device& dev, Clock& clock, const Replay
     size_t i = q.ops[q.next];
     double sched = opt.as_fast_as_possible ? 0 : list.ops[i].start * opt.time_scale;
     run.outcomes[i].sched = sched;
-    heap.emplace(issue_time(sched, q.free_at, opt.resolution_s), i, tid);
+    heap.emplace(opt.open_loop ? sched : issue_time(sched, q.free_at, opt.resolution_s), i, tid);
   };
   for (auto& [tid, q] : threads) push_next(tid, q);
   size_t done_count = 0;
@@ -199,6 +199,11 @@ ReplayRun replay_ops(const OpList& list, Device& dev, Clock& clock, const Replay
 ReplayRun replay_on_model(const OpList& ops, const Profile& profile, const ReplayOptions& opt, uint64_t seed) {
   ModelOptions mo;
   mo.seed = seed;
+  return replay_on_model(ops, profile, opt, mo);
+}
+
+ReplayRun replay_on_model(const OpList& ops, const Profile& profile, const ReplayOptions& opt,
+                          const ModelOptions& mo) {
   ModelDevice dev(profile, mo);
   VirtualClock clock;
   ReplayRun run = replay_ops(ops, dev, clock, opt);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "models/device.h"
+#include "models/model_device.h"
 #include "models/profile.h"
 #include "replay/ops.h"
 
@@ -20,6 +21,9 @@ namespace sd {
 
 struct ReplayOptions {
   bool as_fast_as_possible = false;  // ignore recorded times: each thread back to back
+  bool open_loop = false;            // issue every op at its recorded time, even while the thread's
+                                     // previous op is still in flight (a FUSE mount's trace: the
+                                     // kernel overlaps requests)
   double time_scale = 1.0;           // recorded times are multiplied by this (0.5: twice as fast)
   double resolution_s = 1e-9;        // a gap shorter than this (the native trace's precision) is no gap
   double buffer_bytes = -1;          // the recorder's buffer, for the verdict; < 0: unknown
@@ -72,6 +76,9 @@ ReplayRun replay_ops(const OpList& ops, Device& dev, Clock& clock, const ReplayO
 
 // The virtual-time case: a fresh ModelDevice(profile, model) on a VirtualClock,
 // with the model's stall counts filled in.
+// `model` sets the seed, capacity and prefill (a mount's trace records them).
+ReplayRun replay_on_model(const OpList& ops, const Profile& profile, const ReplayOptions& opt,
+                          const ModelOptions& model);
 ReplayRun replay_on_model(const OpList& ops, const Profile& profile, const ReplayOptions& opt,
                           uint64_t seed = 1);
 
