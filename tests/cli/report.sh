@@ -31,6 +31,23 @@ cat >"$tmp/sim.json" <<'JSON'
            {"block_bytes": 1048576, "measured_mbps": 38.5, "fitted_mbps": 39.0}]}
 JSON
 
+# measure's columnar table and calibrate's measured-vs-model cells per thread count.
+cat >"$tmp/measure.json" <<'JSON'
+{"format": "streamdisk-measure", "format_version": 1, "sweep": "blocksize",
+ "columns": ["block_bytes", "write_mbps", "write_bytes"], "rows": [[4096, 50, 1e8], [65536, 200, 1e8], [1048576, 300, 1e8]]}
+JSON
+cat >"$tmp/cal.json" <<'JSON'
+{"format": "streamdisk-calibrate", "format_version": 1, "name": "ssd",
+ "read_cells": [{"block_bytes": 512, "threads": 1, "measured_mbps": 94.7, "model_mbps": 90},
+                {"block_bytes": 8192, "threads": 1, "measured_mbps": 400.1, "model_mbps": 390},
+                {"block_bytes": 512, "threads": 4, "measured_mbps": 89.0, "model_mbps": 150},
+                {"block_bytes": 8192, "threads": 4, "measured_mbps": 411.0, "model_mbps": 450}]}
+JSON
+"$STREAMDISK" report "$tmp/measure.json" "$tmp/cal.json" -o "$tmp/mc.html" || fail "report of measure/calibrate shapes failed"
+$check "$tmp/mc.html" 2 || fail "measure/calibrate report is not valid HTML"
+grep -q "measured_mbps (threads=4)" "$tmp/mc.html" || fail "calibrate cells are not split by thread count"
+grep -Eq '<text [^>]*>write_mbps</text>' "$tmp/mc.html" || fail "measure's rate column is not plotted"
+
 "$STREAMDISK" report "$tmp/show.json" "$tmp/replay.json" "$tmp/sim.json" -o "$tmp/r.html" --svg "$tmp/svg" \
   || fail "report failed"
 $check "$tmp/r.html" 7 || fail "report is not valid HTML"
