@@ -251,7 +251,7 @@ TEST_CASE("formats refuse streams they cannot hold, naming the fix", "[format]")
   CHECK(format_from_name("w64").ok());
 }
 
-TEST_CASE("--split: each part is a complete file under the split size", "[format]") {
+TEST_CASE("split recordings: each part is a complete file under the split size", "[format]") {
   LayoutOptions o;
   o.kind = FormatKind::Wav;
   o.stream = {2, 48000, 16, false};
