@@ -42,5 +42,7 @@ Handler setup_profiles(CLI::App& sub);
 Handler setup_show(CLI::App& sub);
 Handler setup_replay(CLI::App& sub);
 Handler setup_report(CLI::App& sub);
+Handler setup_simulate(CLI::App& sub);
+Handler setup_capacity(CLI::App& sub);
 
 }  // namespace sd::cli

@@ -17,6 +17,10 @@ expect_bad_input "bad --format" "unknown trace format 'xml'" -- replay "$tmp/j.i
 expect_bad_input "bad --buffer" "--buffer" -- replay "$tmp/j.iolog" -p samsung-960evo-250g --buffer lots
 expect_bad_input "zero time scale" "--time-scale must be greater than 0" -- replay "$tmp/j.iolog" -p samsung-960evo-250g --time-scale 0
 expect_bad_input "target not a dir" "is not a directory" -- replay "$tmp/j.iolog" --target "$tmp/j.iolog"
+expect_bad_input "bad --tolerance" "--tolerance" -- replay "$tmp/j.iolog" -p samsung-960evo-250g --tolerance soon
+expect_bad_input "bad --capacity" "--capacity" -- replay "$tmp/j.iolog" -p samsung-960evo-250g --capacity big
+expect_bad_input "bad --prefill" "--prefill" -- replay "$tmp/j.iolog" -p samsung-960evo-250g --prefill half
+expect_bad_input "open loop and afap" "exclude each other" -- replay "$tmp/j.iolog" -p samsung-960evo-250g --open-loop --as-fast-as-possible
 expect_bad_input "bad --set" "unknown .*parameter" -- replay "$tmp/j.iolog" -p samsung-960evo-250g --set device.nope=1
 
 "$STREAMDISK" replay --help | grep -q "Examples:" || fail "--help has no examples"
