@@ -110,6 +110,8 @@ void print_human(const OpList& ops, const ReplayArgs& a, const ReplayOptions& o,
     for (const auto& [name, n] : ops.unknown) u += fmt::format("{}{} x {}", u.empty() ? "" : ", ", name, n);
     fmt::print("  unknown calls/actions (counted, not replayed): {}\n", u);
   }
+  if (auto need = recorded_needed_buffer(ops, o.time_scale); need && !a.afap)
+    fmt::print("  as recorded, the recorder had up to {} waiting to be written\n", format_size(*need));
   if (a.afap)
     fmt::print("Replayed as fast as possible (each thread back to back).\n\n");
   else
