@@ -46,6 +46,14 @@ void read_points(const Series& s, std::vector<RatePoint>& out) {
                      true, 0, base_name(s.name)});
 }
 
+bool is_fill(const Series& s) {
+  auto it = s.meta.find("sweep");
+  if (it != s.meta.end() && it->second == "fill") return true;
+  for (auto op = s.ops.rbegin(); op != s.ops.rend(); ++op)
+    if (!op->read) return op->error == ENOSPC;
+  return false;
+}
+
 double meta_num(const Series& s, const char* key, double dflt) {
   auto it = s.meta.find(key);
   if (it == s.meta.end()) return dflt;
@@ -166,9 +174,10 @@ Result<Calibration> calibrate_loaded(std::vector<Series> series, std::vector<Rat
     c.notes.push_back("no block-size sweep: rates below include the per-operation overhead");
 
   // 2. Burst cache, sustained rate, recovery: the longest sustained write.
+  // (A fill sweep's slowdown near full is not a cache running out: prefer others.)
   const Series* tl = nullptr;
   for (auto* s : timelines)
-    if (!tl || s->ops.size() > tl->ops.size()) tl = s;
+    if (!tl || (is_fill(*tl) && !is_fill(*s)) || (is_fill(*tl) == is_fill(*s) && s->ops.size() > tl->ops.size())) tl = s;
   TimelineFit timeline;
   CleanWrites tl_clean;
   if (tl) {

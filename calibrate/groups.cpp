@@ -20,7 +20,9 @@ std::vector<double> rolling_median(const std::vector<double>& v, size_t w) {
       else lo = v.size() - w;
     }
     buf.assign(v.begin() + static_cast<long>(lo), v.begin() + static_cast<long>(hi));
-    out[i] = median(std::move(buf));
+    auto mid = buf.begin() + static_cast<long>(buf.size() / 2);
+    std::nth_element(buf.begin(), mid, buf.end());  // upper median: windows are odd-sized
+    out[i] = *mid;
   }
   return out;
 }

@@ -40,8 +40,9 @@ class Recorder {
     trace_.records.push_back(r);
     model_now_ = c.done, now_ = r.end;
     offset_ += c.bytes;
-    return c.error == 0 && c.bytes == bytes;
+    return c.error == 0 && c.bytes > 0;  // a short write is followed by the error, as with dd
   }
+  void forget() { trace_.records.clear(); }
   void idle(double s) { model_now_ += s, now_ += s; }
   Trace take() { return std::move(trace_); }
   double written() const { return static_cast<double>(offset_); }
@@ -58,8 +59,11 @@ class Recorder {
 
 }  // namespace
 
-Trace synth_block_sweep(const Profile& p, const std::vector<uint64_t>& sizes, size_t count, Noise n) {
+Trace synth_block_sweep(const Profile& p, const std::vector<uint64_t>& sizes, size_t count, Noise n,
+                        double precondition) {
   Recorder r(p, "blocksize", n);
+  while (r.written() < precondition) r.write(1 << 20);
+  r.forget();
   for (uint64_t b : sizes)
     for (size_t i = 0; i < count; ++i) r.write(b);
   return r.take();

@@ -20,8 +20,11 @@ struct Noise {
   uint64_t seed = 1;
 };
 
-// Back-to-back direct writes of `count` blocks of each size, one file.
-Trace synth_block_sweep(const Profile& p, const std::vector<uint64_t>& sizes, size_t count, Noise n);
+// Back-to-back direct writes of `count` blocks of each size, one file, after
+// `precondition` bytes written unrecorded (to fill the burst cache first, as
+// a careful measurement does).
+Trace synth_block_sweep(const Profile& p, const std::vector<uint64_t>& sizes, size_t count, Noise n,
+                        double precondition = 0);
 // Direct writes of `block` until `total` bytes; `gaps` = (after this many
 // bytes, idle seconds) pauses. Stalls come from the profile.
 Trace synth_sustained(const Profile& p, uint64_t block, double total, const std::vector<std::pair<double, double>>& gaps,
