@@ -98,36 +98,82 @@ double sse_of(const Theta& t, int q, const std::vector<CellFit>& cells) {
   return s;
 }
 
-Solution solve(const std::vector<CellFit>& cells, const Theta& start, int max_q) {
+// Nelder-Mead from each start (it stalls in local minima of this surface),
+// restarted once from the best; returns the best.
+Solution solve(const std::vector<CellFit>& cells, const std::vector<Theta>& starts, int q) {
+  auto f = [&](const Theta& t) { return sse_of(t, q, cells); };
   Solution best;
-  Theta from = start;
-  for (int q = 1; q <= max_q; ++q) {
-    auto f = [&](const Theta& t) { return sse_of(t, q, cells); };
-    Theta t = nelder_mead(f, from, 0.3, 150);
-    t = nelder_mead(f, t, 0.05, 150);  // restart: Nelder-Mead can stall on ridges
+  for (const Theta& s : starts) {
+    Theta t = nelder_mead(f, s, 0.3, 150);
     double v = f(t);
-    if (v < best.sse * (1 - 1e-9)) best = {t, q, v};
-    from = t;
+    if (v < best.sse) best = {t, q, v};
   }
+  best.theta = nelder_mead(f, best.theta, 0.05, 150);
+  best.sse = f(best.theta);
   return best;
+}
+
+// For one queue depth: fit, leave out cells far off the surface (noise such
+// as 2 KB x 2 threads), fit again until the set of cells stays the same.
+// Scored on all cells with a truncated square (a cell more than 10 % off
+// counts as 10 % off), so depths are compared on the same cells whatever
+// each one left out, and a few wild cells cannot decide the depth.
+struct DepthFit {
+  Solution sol;
+  std::vector<CellFit> cells;
+  double score = std::numeric_limits<double>::infinity();
+};
+DepthFit robust_fit(std::vector<CellFit> cells, const std::vector<Theta>& starts, int q) {
+  DepthFit d;
+  for (auto& c : cells) c.used = true;
+  for (int round = 0; round < 4; ++round) {
+    d.sol = round == 0 ? solve(cells, starts, q) : solve(cells, {d.sol.theta}, q);
+    ReadParams p = from_theta(d.sol.theta, q);
+    std::vector<double> res;
+    for (auto& c : cells) {
+      c.predicted = predict_read_mbps(p, c.block, c.threads);
+      c.rel_err = c.predicted / c.measured - 1;
+      if (c.used) res.push_back(std::log(c.predicted / c.measured));
+    }
+    double limit = std::max(0.10, 3 * 1.4826 * mad(res, median(res)));
+    bool changed = false;
+    for (auto& c : cells) {
+      bool use = std::fabs(std::log(c.predicted / c.measured)) <= limit;
+      changed |= use != c.used;
+      c.used = use;
+    }
+    if (!changed) break;
+  }
+  d.score = 0;
+  for (const auto& c : cells) d.score += std::min(std::pow(std::log(c.predicted / c.measured), 2), 0.01);
+  d.cells = std::move(cells);
+  return d;
 }
 
 }  // namespace
 
 double predict_read_mbps(const ReadParams& p, double block, int threads) {
-  Profile prof = read_profile(p);
+  return predict_read_mbps(read_profile(p), block, threads);
+}
+
+double predict_read_mbps(const Profile& prof, double block, int threads) {
   ModelOptions opt;
   opt.stalls = false;
   ModelDevice dev(prof, opt);
   dev.submit({OpKind::Create, 1, 0, 0}, 0);
-  dev.submit({OpKind::Truncate, 1, 0, uint64_t{1} << 50}, 0);
+  // One file big enough for every stream's region (within the capacity, if any).
+  double cap = prof.params(Layer::Device).get("capacity_bytes");
+  auto size = static_cast<uint64_t>(cap > 0 ? cap * 0.9 : static_cast<double>(uint64_t{1} << 50));
+  dev.submit({OpKind::Truncate, 1, 0, size}, 0);
   const int per_thread = 30, warm = 6;
   auto b = static_cast<uint64_t>(block);
+  uint64_t region = size / static_cast<uint64_t>(threads);
   std::vector<double> next(static_cast<size_t>(threads), 0.0), done;
   std::vector<uint64_t> offset(static_cast<size_t>(threads), 0);
   for (int i = 0; i < per_thread * threads; ++i) {
     size_t t = static_cast<size_t>(std::min_element(next.begin(), next.end()) - next.begin());
-    Completion c = dev.submit({OpKind::Read, 1, (uint64_t{1} << 40) * t + offset[t], b}, next[t]);
+    if (offset[t] + b > region) offset[t] = 0;
+    Completion c = dev.submit({OpKind::Read, 1, region * t + offset[t], b}, next[t]);
     offset[t] += b;
     next[t] = c.done;
     done.push_back(c.done);
@@ -163,27 +209,15 @@ ReadFit fit_read_table(const std::vector<RatePoint>& rates) {
   if (r1 == 0) r1 = top / max_threads;
   double lat0 = small_x > 0 ? std::max(0.1, (small_b / small_x - small_b / r1) * 1.0) : 10;
   Theta start = {std::log(lat0), std::log(r1), std::log(top * 1.01)};
-  Solution sol;
-  for (int round = 0; round < 4; ++round) {
-    sol = solve(out.cells, round == 0 ? start : sol.theta, std::max(1, max_threads));
-    // Leave out cells far off the surface (noise such as 2 KB x 2 threads),
-    // then fit again; stop when the set of cells no longer changes.
-    ReadParams p = from_theta(sol.theta, sol.q);
-    std::vector<double> res;
-    for (auto& c : out.cells) {
-      c.predicted = predict_read_mbps(p, c.block, c.threads);
-      c.rel_err = c.predicted / c.measured - 1;
-      if (c.used) res.push_back(std::log(c.predicted / c.measured));
-    }
-    double limit = std::max(0.10, 3 * 1.4826 * mad(res, median(res)));
-    bool changed = false;
-    for (auto& c : out.cells) {
-      bool use = std::fabs(std::log(c.predicted / c.measured)) <= limit;
-      changed |= use != c.used;
-      c.used = use;
-    }
-    if (!changed) break;
+  DepthFit best;
+  Theta from = start;
+  for (int q = 1; q <= max_threads; ++q) {
+    DepthFit d = robust_fit(out.cells, q == 1 ? std::vector<Theta>{start} : std::vector<Theta>{start, from}, q);
+    from = d.sol.theta;
+    if (d.score < best.score * (1 - 1e-6)) best = std::move(d);
   }
+  Solution sol = best.sol;
+  out.cells = std::move(best.cells);
   out.p = from_theta(sol.theta, sol.q);
   // Bands from the Jacobian of log MB/s with respect to the log parameters.
   std::vector<const CellFit*> used;
@@ -206,18 +240,20 @@ ReadFit fit_read_table(const std::vector<RatePoint>& rates) {
       J(i, k) = (std::log(predict_read_mbps(from_theta(t, sol.q), used[i]->block, used[i]->threads)) - base) / 1e-3;
     }
   }
-  double dof = std::max(1.0, static_cast<double>(used.size()) - 3);
+  // A ceiling nobody reaches is not measured: the streams alone explain the data.
+  out.ceiling = J.col(2).cwiseAbs().maxCoeff() > 0.05;
+  int k = out.ceiling ? 3 : 2;
+  double dof = std::max(1.0, static_cast<double>(used.size()) - k);
   double s2 = r.squaredNorm() / dof;
-  Eigen::Matrix3d JtJ = J.transpose() * J;
+  Eigen::MatrixXd Jk = J.leftCols(k);
+  Eigen::MatrixXd JtJ = Jk.transpose() * Jk;
   Eigen::Vector3d var = Eigen::Vector3d::Constant(std::numeric_limits<double>::infinity());
-  if (std::fabs(JtJ.determinant()) > 1e-12) var = (s2 * JtJ.inverse()).diagonal();
+  if (std::fabs(JtJ.determinant()) > 1e-12) var.head(k) = (s2 * JtJ.inverse()).diagonal();
   double t = t95(static_cast<size_t>(dof));
   auto band = [&](double v, int k) { return v * (std::exp(t * std::sqrt(std::max(0.0, var(k)))) - 1); };
   out.latency_band = band(out.p.latency_us, 0);
   out.mbps_band = band(out.p.mbps, 1);
   out.max_band = band(out.p.max_mbps, 2);
-  // A ceiling nobody reaches is not measured: the streams alone explain the data.
-  out.ceiling = J.col(2).cwiseAbs().maxCoeff() > 0.05;
   double sst = (y.array() - y.mean()).square().sum();
   out.r2 = sst > 0 ? 1 - r.squaredNorm() / sst : 1;
   out.ok = true;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "calibrate/inputs.h"
+#include "models/profile.h"
 
 namespace sd::cal {
 
@@ -20,6 +21,8 @@ struct ReadParams {
 // Steady MB/s of `threads` synchronous streams reading `block` bytes each,
 // back to back, as ModelDevice serves them (virtual time, milliseconds).
 double predict_read_mbps(const ReadParams& p, double block, int threads);
+// The same for any profile (e.g. a calibrated one loaded back from TOML).
+double predict_read_mbps(const Profile& p, double block, int threads);
 
 struct CellFit {
   double block = 0;

@@ -7,6 +7,7 @@ const std::vector<CommandDef>& commands() {
   static const std::vector<CommandDef> table = {
       {"profiles", "List the built-in profiles, grouped by layer", setup_profiles},
       {"show", "Show a profile's parameters and the write rates it predicts", setup_show},
+      {"calibrate", "Fit a profile from measured traces, fio logs and rate tables", setup_calibrate},
   };
   return table;
 }

@@ -154,7 +154,7 @@ TEST_CASE("calibrate recovers the read model from a threads x block-size table w
   NoiseGen g(3);
   std::vector<double> blocks;
   for (double b = 512; b <= 8 * 1048576; b *= 4) blocks.push_back(b);
-  for (int set = 0; set < 6; ++set) {
+  for (int set = 0; set < 4; ++set) {  // 14 sets pass too (40 s); 4 keep CI lean
     ReadParams truth;
     truth.mbps = loguniform(g, 50, 3000);
     truth.latency_us = loguniform(g, 5, 500);
@@ -164,7 +164,9 @@ TEST_CASE("calibrate recovers the read model from a threads x block-size table w
     INFO(fmt::format("set {}: read {:.4g} MB/s, latency {:.4g} us, ceiling {:.4g} MB/s, depth {}", set, truth.mbps,
                      truth.latency_us, truth.max_mbps, truth.queue_depth));
     auto cells = synth_read_table(truth, blocks, 6, {0.01, static_cast<uint64_t>(set + 1)});
-    auto c = calibrate_loaded({}, cells, {"table.csv"}, Options{.layer = Layer::Device, .base = "samsung-960evo-250g"});
+    Options opt;
+    opt.layer = Layer::Device;
+    auto c = calibrate_loaded({}, cells, {"table.csv"}, opt);
     REQUIRE(c.ok());
     check(*c, "device.read_mbps", truth.mbps);
     check(*c, "device.read_latency_us", truth.latency_us);
