@@ -42,7 +42,8 @@ Result<LayerProfile> parse_layer(const toml::table& t, Layer layer, std::string_
       return unknown_key(origin, "key", k.str(), allowed);
   LayerProfile lp;
   lp.name = str_or(t, "name");
-  if (lp.name.empty()) lp.name = inline_table ? "inline" : "";
+  if (lp.name.empty())
+    lp.name = inline_table ? "inline" : fs::path(std::string(origin)).stem().string();
   lp.summary = str_or(t, "summary");
   lp.source = str_or(t, "source");
   lp.origin = std::string(origin);
@@ -261,7 +262,8 @@ Result<double> parse_param_value(const ParamSpec& spec, std::string_view text) {
       return *v * (spec.unit == Unit::Microseconds ? 1e6 : 1e3);
     }
     case Unit::Count:
-    case Unit::Ratio: break;
+    case Unit::Ratio:
+    case Unit::Flag: break;
   }
   try {
     size_t used = 0;
