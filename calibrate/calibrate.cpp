@@ -308,7 +308,7 @@ Result<Calibration> calibrate_loaded(std::vector<Series> series, std::vector<Rat
         out.add("filesystem.driver_mbps", 1 / ds / 1e6, ds_b / ds / ds / 1e6, target.r2, target.points,
                 "sweep difference (slope)", from);
       else
-        c.notes.push_back("filesystem: no per-byte driver cost above the noise");
+        c.notes.push_back(fmt::format("filesystem: no per-byte driver cost above the noise ({:.3g} ± {:.3g} ns/byte; sweeps {:.5g} ± {:.3g} and {:.5g} ± {:.3g} MB/s)", ds * 1e9, ds_b * 1e9, target.mbps, target.mbps_band, sweep.mbps, sweep.mbps_band));
     }
   }
 

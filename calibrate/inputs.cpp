@@ -96,10 +96,11 @@ Result<Series> parse_fio_lat_log(std::istream& in, const std::string& name) {
           "row per I/O", where));
     if (ddir != 0 && ddir != 1) continue;  // trims and syncs say nothing about rates
     double lat = value * 1e-9;
-    // fio stamps completions in whole ms; latencies are in ns. Back-to-back
-    // I/Os chain exactly; a later start is an idle gap (to within 1 ms).
-    double end_ms = t_ms * 1e-3;
-    double start = std::max(prev_end, end_ms - lat);
+    // fio stamps completions in whole ms; latencies are in ns. An I/O that
+    // could have started when the previous one ended (the stamp allows 1 ms)
+    // is chained back to back; a later start is an idle gap.
+    double stamp = t_ms * 1e-3;
+    double start = stamp - lat - prev_end < 1e-3 ? prev_end : stamp - lat;
     IoOp op{start, start + lat, static_cast<uint64_t>(bs), ddir == 0, 0, 0};
     prev_end = op.end;
     s.ops.push_back(op);

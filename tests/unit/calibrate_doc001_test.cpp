@@ -19,7 +19,7 @@ TEST_CASE("document 001's read table: the calibrated read model reproduces the s
   std::string table = std::string(SD_SOURCE_DIR) + "/data/tables/doc001-read.csv";
   Options opt;
   opt.tables = {table};
-  opt.base = "samsung-960evo-250g";  // the write side is not in the table
+  opt.base = "samsung-sata-ssd-laptop";  // document 001's drive; the write side is not in the table
   opt.name = "doc001-read";
   auto c = calibrate(opt);
   REQUIRE(c.ok());
