@@ -307,8 +307,10 @@ StallFit fit_stalls(const std::vector<double>& stall_s, double bytes_written) {
   f.stalls = stall_s.size();
   f.mb_written = bytes_written / 1e6;
   if (f.stalls < 5) {
-    f.why = fmt::format("{} stall(s) in {:.0f} MB of writes: too few to fit their distributions", f.stalls,
-                        f.mb_written);
+    f.why = f.stalls == 0 ? fmt::format("no stalls in {:.0f} MB of writes: stall parameters left out (the model's "
+                                        "default is no stalls)", f.mb_written)
+                          : fmt::format("{} stall(s) in {:.0f} MB of writes: too few to fit their distributions",
+                                        f.stalls, f.mb_written);
     return f;
   }
   double n = static_cast<double>(f.stalls);
