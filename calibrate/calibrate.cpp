@@ -158,6 +158,22 @@ Result<Calibration> calibrate_loaded(std::vector<Series> series, std::vector<Rat
     else if (!s.baseline) timelines.push_back(&s);
   }
 
+  // A sweep may come as one file per block size (fio writes a log per job):
+  // pool single-size files when together they cover 3+ sizes.
+  if (sweeps.empty()) {
+    std::set<uint64_t> sizes;
+    for (auto* s : timelines)
+      if (!is_fill(*s))
+        for (const auto& op : s->ops)
+          if (!op.read && op.bytes > 0) sizes.insert(op.bytes);
+    if (sizes.size() >= 3) {
+      // Those files are the sweep's points, not a sustained write.
+      for (auto* s : timelines)
+        if (!is_fill(*s)) sweeps.push_back(s);
+      std::erase_if(timelines, [](const Series* s) { return !is_fill(*s); });
+    }
+  }
+
   // 1. Per-op overhead and bandwidth (device; the baseline filesystem's sweep if given).
   const auto& dev_sweeps = base_sweeps.empty() ? sweeps : base_sweeps;
   SweepFit sweep = sweep_from(dev_sweeps, w.rates);
