@@ -39,6 +39,7 @@ std::string value_text(const ParamSpec& s, double v) {
     case Unit::Fraction: return fmt::format("{:g} ({:g} %)", v, v * 100);
     case Unit::Count:
     case Unit::Ratio: return fmt::format("{:g}", v);
+    case Unit::Flag: return v != 0 ? "1 (yes)" : "0 (no)";
   }
   return "?";
 }

@@ -1,10 +1,12 @@
 // streamdisk: will this storage keep up with my recording?
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "models/params.h"
 
 namespace sd::cli {
 
@@ -48,6 +50,15 @@ int main(int argc, char** argv) {
     // Set up lazily-bound handlers: each subcommand records its own.
     Handler h = setup(*sub);
     sub->callback([&handler, h] { handler = h; });
+  }
+  if (argc > 1 && argv[1][0] != '-') {
+    std::vector<std::string> names;
+    for (const auto& c : commands()) names.emplace_back(c.name);
+    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      std::string hint = sd::nearest(argv[1], names);
+      return bad_input(fmt::format("unknown subcommand '{}'{}; `streamdisk --help` lists them", argv[1],
+                                   hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
+    }
   }
   try {
     app.parse(argc, argv);

@@ -33,7 +33,8 @@ double lower_rate(const Profile& p, double b, Phase phase, double fill, double g
   for (uint64_t i = 1; i < n; ++i) t = fs.write(1, i * block, block, t + gap_s, used);
   double bytes = static_cast<double>((n - 1) * block);
   double seconds = (t - t0) / bytes;
-  seconds += StallProcess(dp, 0).mean_seconds_per_byte() + StallProcess(fp, 0).mean_seconds_per_byte();
+  seconds += StallProcess(dp, 0).mean_seconds_per_byte();
+  if (fp.get("userspace") == 0) seconds += StallProcess(fp, 0).mean_seconds_per_byte();
   return 1.0 / seconds;
 }
 
@@ -41,11 +42,17 @@ double lower_rate(const Profile& p, double b, Phase phase, double fill, double g
 
 double write_rate(const Profile& p, double b, Phase phase, bool direct, double fill) {
   const LayerParams& hp = p.params(Layer::Host);
-  double syscall = hp.get("syscall_us") * 1e-6;
-  if (direct || hp.get("dirty_limit_bytes") <= 0) return lower_rate(p, b, phase, fill, syscall);
+  const LayerParams& fp = p.params(Layer::Filesystem);
+  // Time the application's call spends above the page cache: the syscall and,
+  // for a userspace driver, its CPU work and expected stalls.
+  DeviceLayer scratch_dev(p.params(Layer::Device), 0);
+  FsLayer scratch_fs(fp, scratch_dev, 0);
+  double in_call = hp.get("syscall_us") * 1e-6 + scratch_fs.driver_cpu(static_cast<uint64_t>(b));
+  if (fp.get("userspace") != 0) in_call += b * StallProcess(fp, 0).mean_seconds_per_byte();
+  if (direct || hp.get("dirty_limit_bytes") <= 0) return lower_rate(p, b, phase, fill, in_call);
   // Buffered, cache full: the application copies at memory speed while
   // writeback drains in chunks; the slower of the two sets the pace.
-  double app = b / (syscall + b / (hp.get("memory_mbps") * 1e6));
+  double app = b / (in_call + b / (hp.get("memory_mbps") * 1e6));
   return std::min(app, lower_rate(p, hp.get("writeback_chunk_bytes"), phase, fill, 0));
 }
 

@@ -6,6 +6,7 @@ namespace sd {
 
 FsLayer::FsLayer(const LayerParams& p, DeviceLayer& device, uint64_t seed)
     : dev_(device),
+      userspace_(p.get("userspace") != 0),
       request_bytes_(p.get("request_bytes")),
       request_s_(p.get("request_us") * 1e-6),
       driver_rate_(p.get("driver_mbps") * 1e6),
@@ -14,42 +15,53 @@ FsLayer::FsLayer(const LayerParams& p, DeviceLayer& device, uint64_t seed)
       create_s_(p.get("create_us") * 1e-6),
       stalls_(p, seed ^ 0xF5ull) {}
 
+double FsLayer::cpu_seconds(uint64_t bytes) const {
+  double t = driver_rate_ > 0 ? static_cast<double>(bytes) / driver_rate_ : 0;
+  if (request_s_ > 0) {
+    uint64_t n = request_bytes_ > 0 ? (bytes + static_cast<uint64_t>(request_bytes_) - 1) /
+                                          static_cast<uint64_t>(request_bytes_)
+                                    : 1;
+    t += request_s_ * static_cast<double>(std::max<uint64_t>(n, 1));
+  }
+  return t;
+}
+
+double FsLayer::driver_cpu(uint64_t bytes) const { return userspace_ ? cpu_seconds(bytes) : 0; }
+
+double FsLayer::driver_cost(uint64_t bytes) {
+  if (!userspace_) return 0;
+  return cpu_seconds(bytes) + stalls_.on_bytes(bytes);
+}
+
 double FsLayer::write(FileId file, uint64_t offset, uint64_t bytes, double start, double used) {
   double t = std::max(start, dev_.free_at());
-  if (driver_rate_ > 0) t += static_cast<double>(bytes) / driver_rate_;
+  // A kernel driver's CPU work is serialised with its device requests.
+  double per_request = userspace_ ? 0 : request_s_;
+  if (!userspace_ && driver_rate_ > 0) t += static_cast<double>(bytes) / driver_rate_;
   uint64_t piece = request_bytes_ > 0 ? static_cast<uint64_t>(request_bytes_) : bytes;
+  uint64_t& hw = high_water_[file];
   for (uint64_t done = 0; done < bytes;) {
     uint64_t n = std::min(piece, bytes - done);
-    t = dev_.write(file, offset + done, n, t + request_s_, used);
+    uint64_t at = offset + done;
+    t = dev_.write(file, at, n, t + per_request, used);
     done += n;
-  }
-  uint64_t& hw = high_water_[file];
-  uint64_t end = offset + bytes;
-  if (end > hw) {
-    if (meta_every_ > 0) {
-      meta_acc_ += static_cast<double>(end - std::max(offset, hw));
-      while (meta_acc_ >= meta_every_) {
+    // Growing the file updates allocation metadata, request by request.
+    if (at + n > hw) {
+      meta_acc_ += static_cast<double>(at + n - std::max(at, hw));
+      hw = at + n;
+      while (meta_every_ > 0 && meta_acc_ >= meta_every_) {
         meta_acc_ -= meta_every_;
         // Allocation tables and bitmaps sit together; successive updates walk them.
         t = dev_.write(kMetadataFile, meta_offset_, static_cast<uint64_t>(meta_bytes_), t, used);
         meta_offset_ += static_cast<uint64_t>(meta_bytes_);
       }
     }
-    hw = end;
   }
-  t += stalls_.on_bytes(bytes);
+  if (!userspace_) t += stalls_.on_bytes(bytes);
   return t;
 }
 
-double FsLayer::read(uint64_t bytes, double start) {
-  double t = start;
-  if (driver_rate_ > 0) t += static_cast<double>(bytes) / driver_rate_;
-  uint64_t pieces = request_bytes_ > 0 ? (bytes + static_cast<uint64_t>(request_bytes_) - 1) /
-                                             static_cast<uint64_t>(request_bytes_)
-                                       : 1;
-  t += request_s_ * static_cast<double>(std::max<uint64_t>(pieces, 1));
-  return dev_.read(bytes, t);
-}
+double FsLayer::read(uint64_t bytes, double start) { return dev_.read(bytes, start + cpu_seconds(bytes)); }
 
 double FsLayer::create(double start) { return std::max(start, dev_.free_at()) + create_s_; }
 

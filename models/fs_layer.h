@@ -1,7 +1,13 @@
 // The filesystem layer: the driver's per-byte and per-request CPU work,
 // request splitting, metadata writes as the file grows (they land away from the
 // data), per-file create cost, and driver stalls. It forwards data and
-// metadata writes to the device layer. Space accounting (clusters, limits)
+// metadata writes to the device layer.
+//
+// Where the driver's CPU work happens depends on the driver: a kernel
+// filesystem does it in the writeback path, after the page cache; a userspace
+// (FUSE) driver does it inside the application's write() call, before the
+// page cache, so its stalls block the writer. `driver_cost()` is that
+// synchronous part (zero for a kernel driver); `write()` is the rest. Space accounting (clusters, limits)
 // is in FileTable (file_table.h), checked when the application writes.
 #pragma once
 #include <cstdint>
@@ -20,6 +26,12 @@ class FsLayer {
   // Writes [offset, offset+bytes) of `file` through the driver, starting no
   // earlier than `start`. Returns the end time.
   double write(FileId file, uint64_t offset, uint64_t bytes, double start, double used_bytes);
+  // Seconds the application's write() call spends in a userspace driver for
+  // `bytes` (0 for a kernel driver), stalls included.
+  double driver_cost(uint64_t bytes);
+  // The same without stalls (the steady part; analytic helpers).
+  double driver_cpu(uint64_t bytes) const;
+  bool userspace() const { return userspace_; }
   double read(uint64_t bytes, double start);
   // Cost of creating a file, starting at `start` (serialised with writes).
   double create(double start);
@@ -29,7 +41,10 @@ class FsLayer {
   void disable_stalls() { stalls_.disable(); }
 
  private:
+  double cpu_seconds(uint64_t bytes) const;  // request_us and driver_mbps work
+
   DeviceLayer& dev_;
+  bool userspace_;
   double request_bytes_, request_s_, driver_rate_, meta_every_, meta_bytes_, create_s_;
   double meta_acc_ = 0;  // bytes appended since the last metadata write
   uint64_t meta_offset_ = 0;

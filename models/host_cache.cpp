@@ -40,6 +40,7 @@ void HostCache::pump(double until) {
     queued_bytes_ -= static_cast<double>(bytes);
     double end = fs_.write(file, offset, bytes, start, files_.used_bytes());
     inflight_.push_back({end, bytes});
+    last_end_ = std::max(last_end_, end);
     inflight_bytes_ += static_cast<double>(bytes);
   }
   retire(until);
@@ -82,11 +83,9 @@ double HostCache::write(FileId file, uint64_t offset, uint64_t bytes, double now
 }
 
 double HostCache::drain(double now) {
+  // Issue every queued chunk; the last one to finish ends the fsync.
   pump(std::numeric_limits<double>::infinity());
-  double t = now;
-  if (!inflight_.empty()) t = std::max(t, inflight_.back().end);
-  retire(t);
-  return t;
+  return std::max(now, last_end_);
 }
 
 }  // namespace sd

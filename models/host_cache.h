@@ -50,6 +50,7 @@ class HostCache {
   std::deque<Extent> queued_;
   std::deque<InFlight> inflight_;
   double queued_bytes_ = 0, inflight_bytes_ = 0;
+  double last_end_ = 0;  // end of the latest writeback chunk issued
 };
 
 }  // namespace sd

@@ -42,6 +42,8 @@ Completion ModelDevice::submit(const Op& op, double now) {
       auto grant = files_.check_write(op.file, op.offset, op.bytes);
       if (grant.bytes == 0) return {t, grant.error, 0};
       files_.commit_write(op.file, op.offset, grant.bytes);
+      // A userspace driver works inside the call, before the page cache.
+      t += fs_.driver_cost(grant.bytes);
       double done = (op.direct || !host_.enabled())
                         ? fs_.write(op.file, op.offset, grant.bytes, t, files_.used_bytes())
                         : host_.write(op.file, op.offset, grant.bytes, t);

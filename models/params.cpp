@@ -36,6 +36,9 @@ const ParamSpec kTable[] = {
     // ---- filesystem ----
     {Layer::Filesystem, "cluster_bytes", Unit::Bytes, 4096.0, 512, 64.0 * 1048576,
      "Allocation unit; space is used in whole clusters."},
+    {Layer::Filesystem, "userspace", Unit::Flag, 0.0, 0, 1,
+     "1 = a userspace (FUSE) driver such as exfat-fuse or ntfs-3g: its CPU work and stalls happen "
+     "inside the application's write() call, above the page cache, so the cache cannot hide them."},
     {Layer::Filesystem, "create_us", Unit::Microseconds, 0.0, 0, 1e8,
      "Cost of creating one file (directory entry, allocation tables)."},
     {Layer::Filesystem, "request_bytes", Unit::Bytes, 0.0, 0, 1e10,
@@ -124,6 +127,7 @@ std::string_view unit_name(Unit u) {
     case Unit::Fraction: return "fraction";
     case Unit::Count: return "count";
     case Unit::Ratio: return "ratio";
+    case Unit::Flag: return "0/1";
   }
   return "?";
 }

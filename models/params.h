@@ -20,7 +20,7 @@ std::string_view layer_name(Layer l);
 std::optional<Layer> layer_from_name(std::string_view s);
 
 // How a value is typed and shown. Values are stored in the unit the key names.
-enum class Unit { Bytes, MBps, Microseconds, Milliseconds, MegaBytes, Fraction, Count, Ratio };
+enum class Unit { Bytes, MBps, Microseconds, Milliseconds, MegaBytes, Fraction, Count, Ratio, Flag };
 std::string_view unit_name(Unit u);  // "bytes", "MB/s", "us", ...
 
 struct ParamSpec {

@@ -261,7 +261,8 @@ Result<double> parse_param_value(const ParamSpec& spec, std::string_view text) {
       return *v * (spec.unit == Unit::Microseconds ? 1e6 : 1e3);
     }
     case Unit::Count:
-    case Unit::Ratio: break;
+    case Unit::Ratio:
+    case Unit::Flag: break;
   }
   try {
     size_t used = 0;

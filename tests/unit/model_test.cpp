@@ -1,0 +1,274 @@
+// Each model layer in isolation, in virtual time.
+#include <cerrno>
+#include <cmath>
+
+#include <catch2/catch.hpp>
+
+#include "models/analytic.h"
+#include "models/model_device.h"
+#include "models/profile.h"
+#include "sim/sequential.h"
+
+using namespace sd;
+
+namespace {
+
+Profile make(const std::string& device_params, const std::string& fs_params = "", const std::string& host_params = "") {
+  std::string text = "format_version = 1\nname = \"t\"\n[device.params]\n" + device_params + "\n";
+  if (!fs_params.empty()) text += "[filesystem.params]\n" + fs_params + "\n";
+  if (!host_params.empty()) text += "[host.params]\n" + host_params + "\n";
+  auto p = parse_profile_text(text, "test");
+  INFO(text << (p ? "" : p.message()));
+  REQUIRE(p.ok());
+  Profile out = *p;
+  Status st = out.finish();
+  INFO(st.message());
+  REQUIRE(st.ok());
+  return out;
+}
+
+double write_time(ModelDevice& d, FileId f, uint64_t off, uint64_t n, double now, bool direct = true) {
+  auto c = d.submit({OpKind::Write, f, off, n, direct}, now);
+  REQUIRE(c.error == 0);
+  return c.done;
+}
+
+}  // namespace
+
+TEST_CASE("device: rate(b) = b / (overhead + b / bandwidth)", "[model][device]") {
+  Profile p = make("sustained_mbps = 100\nop_overhead_us = 1000");
+  ModelDevice d(p);
+  d.submit({OpKind::Create, 1}, 0);
+  double t = write_time(d, 1, 0, 1000000, 0);
+  CHECK(t == Approx(0.001 + 0.01));
+  double t2 = write_time(d, 1, 1000000, 100000, t);
+  CHECK(t2 - t == Approx(0.001 + 0.001));
+  for (double b : {4096.0, 65536.0, 1048576.0, 8388608.0})
+    CHECK(write_rate(p, b, Phase::Sustained, true) == Approx(b / (0.001 + b / 100e6)).epsilon(1e-6));
+}
+
+TEST_CASE("device: burst cache, then sustained, recovery while idle", "[model][device]") {
+  Profile p = make("sustained_mbps = 100\nburst_bytes = 1e9\nburst_mbps = 1000\nrecover_mbps = 50");
+  ModelDevice d(p);
+  d.submit({OpKind::Create, 1}, 0);
+  double t = write_time(d, 1, 0, 500000000, 0);
+  CHECK(t == Approx(0.5));
+  // Straddling the end of the cache: 500 MB at burst rate, 500 MB sustained.
+  t = write_time(d, 1, 500000000, 1000000000, t);
+  CHECK(t == Approx(0.5 + 0.5 + 5.0));
+  CHECK(d.state(t).burst_left_bytes == Approx(0));
+  // Ten idle seconds free 500 MB of cache.
+  CHECK(d.state(t + 10).burst_left_bytes == Approx(500e6));
+  double t3 = write_time(d, 1, 1500000000, 100000000, t + 10);
+  CHECK(t3 - (t + 10) == Approx(0.1));
+  auto ex = burst_exhaustion(p, INFINITY, 1048576);
+  CHECK(ex.seconds == Approx(1.0).epsilon(0.01));
+  // Writing at 100 MB/s: busy 10 % of the time, recovering 90 % at 50 MB/s.
+  auto slow = burst_exhaustion(p, 100e6, 1048576);
+  CHECK(slow.seconds == Approx(1e9 / (100e6 - 50e6 * 0.9)).epsilon(0.01));
+  CHECK(burst_exhaustion(p, 40e6, 1048576).never);
+}
+
+TEST_CASE("device: non-sequential writes pay the seek penalty", "[model][device]") {
+  Profile p = make("sustained_mbps = 100\nseek_penalty_us = 5000");
+  ModelDevice d(p);
+  d.submit({OpKind::Create, 1}, 0);
+  d.submit({OpKind::Create, 2}, 0);
+  double t = write_time(d, 1, 0, 100000, 0);          // first write: a seek
+  CHECK(t == Approx(0.005 + 0.001));
+  double t2 = write_time(d, 1, 100000, 100000, t);    // continues: none
+  CHECK(t2 - t == Approx(0.001));
+  double t3 = write_time(d, 2, 0, 100000, t2);        // another file: a seek
+  CHECK(t3 - t2 == Approx(0.006));
+  double t4 = write_time(d, 1, 0, 100000, t3);        // rewrite of a header: a seek
+  CHECK(t4 - t3 == Approx(0.006));
+}
+
+TEST_CASE("device: fill level degrades bandwidth past the knee", "[model][device]") {
+  Profile p = make("sustained_mbps = 100\ncapacity_bytes = 1e9\nfill_knee = 0.8\nfill_floor = 0.2");
+  CHECK(write_rate(p, 1e6, Phase::Sustained, true, 0.5) == Approx(100e6));
+  CHECK(write_rate(p, 1e6, Phase::Sustained, true, 0.9) == Approx(60e6).epsilon(0.01));
+  ModelDevice d(p, {.seed = 1, .prefill_bytes = 0.9e9});
+  d.submit({OpKind::Create, 1}, 0);
+  double t = write_time(d, 1, 0, 1000000, 0);
+  CHECK(1e6 / t == Approx(60e6).epsilon(0.01));
+}
+
+TEST_CASE("device: stalls repeat with the seed and average to their parameters", "[model][stalls]") {
+  Profile p = make("sustained_mbps = 1000\nstall_interval_mb = 100\nstall_duration_ms = 200\nstall_duration_sigma = 0.5");
+  auto run = [&](uint64_t seed) {
+    ModelDevice d(p, {.seed = seed});
+    d.submit({OpKind::Create, 1}, 0);
+    double t = 0;
+    for (uint64_t i = 0; i < 10000; ++i) t = write_time(d, 1, i * 1000000, 1000000, t);
+    return std::pair{t, d.state(t).stalls};
+  };
+  auto [t1, n1] = run(7);
+  auto [t2, n2] = run(7);
+  auto [t3, n3] = run(8);
+  CHECK(t1 == t2);
+  CHECK(n1 == n2);
+  CHECK(t1 != t3);
+  // 10 GB with a stall every 100 MB on average: about 100 stalls.
+  CHECK(n1 > 70);
+  CHECK(n1 < 130);
+  // Mean stall = median * exp(sigma^2 / 2).
+  double mean_stall = (t1 - 10.0) / static_cast<double>(n1);
+  CHECK(mean_stall == Approx(0.2 * std::exp(0.125)).epsilon(0.15));
+  // Expected rate, analytically.
+  CHECK(write_rate(p, 1e6, Phase::Sustained, true) == Approx(1e10 / t1).epsilon(0.1));
+}
+
+TEST_CASE("device: reads in parallel up to the queue depth, under the interface ceiling", "[model][reads]") {
+  Profile p = make("sustained_mbps = 100\nread_mbps = 200\nread_latency_us = 100\nread_queue_depth = 2\n"
+                   "read_max_mbps = 300");
+  ModelDevice d(p);
+  d.submit({OpKind::Create, 1}, 0);
+  write_time(d, 1, 0, 100000000, 0);
+  auto r1 = d.submit({OpKind::Read, 1, 0, 2000000}, 10);
+  CHECK(r1.done - 10 == Approx(0.0001 + 0.01));
+  // Two at once use both lanes; the interface caps them at 300 MB/s together.
+  auto a = d.submit({OpKind::Read, 1, 0, 20000000}, 20);
+  auto b = d.submit({OpKind::Read, 1, 0, 20000000}, 20);
+  CHECK(a.done - 20 == Approx(0.1001).epsilon(0.01));
+  CHECK(b.done - 20 == Approx(40e6 / 300e6).epsilon(0.02));
+  auto past = d.submit({OpKind::Read, 1, 200000000, 10}, 30);
+  CHECK(past.bytes == 0);
+}
+
+TEST_CASE("filesystem: request splitting, metadata writes, create cost", "[model][filesystem]") {
+  Profile p = make("sustained_mbps = 100\nop_overhead_us = 100\nseek_penalty_us = 1000",
+                   "request_bytes = 100000\nrequest_us = 50\nmeta_every_bytes = 200000\nmeta_write_bytes = 1000\n"
+                   "create_us = 3000");
+  ModelDevice d(p);
+  auto c = d.submit({OpKind::Create, 1}, 0);
+  CHECK(c.done == Approx(0.003));
+  // 400 kB: 4 requests (each 50 us driver + 100 us device + 1 ms transfer), a
+  // seek for the first, and 2 metadata writes, each 2 seeks (there and back)
+  // ... the last one returns to data only on the next write.
+  double t = write_time(d, 1, 0, 400000, c.done);
+  double expect = 4 * (50e-6 + 100e-6 + 0.001) + 0.001 + 2 * (1000e-6 + 100e-6 + 10e-6) + 1000e-6;
+  CHECK(t - c.done == Approx(expect));
+  // Overwriting inside the file writes no metadata.
+  double t2 = write_time(d, 1, 0, 100000, t);
+  CHECK(t2 - t == Approx(50e-6 + 100e-6 + 0.001 + 0.001));
+}
+
+TEST_CASE("filesystem: EFBIG at max_file_bytes, ENOSPC at capacity", "[model][filesystem]") {
+  Profile p = make("sustained_mbps = 1000\ncapacity_bytes = 10485760", "max_file_bytes = 4294967295\ncluster_bytes = 4096");
+  ModelDevice d(p);
+  d.submit({OpKind::Create, 1}, 0);
+  // ENOSPC: 10 MiB of clusters; a write past them is cut at the last cluster.
+  auto w = d.submit({OpKind::Write, 1, 0, 8 * 1048576, true}, 0);
+  CHECK(w.error == 0);
+  CHECK(w.bytes == 8u * 1048576);
+  w = d.submit({OpKind::Write, 1, 8 * 1048576, 4 * 1048576, true}, w.done);
+  CHECK(w.bytes == 2u * 1048576);
+  w = d.submit({OpKind::Write, 1, 10 * 1048576, 4096, true}, w.done);
+  CHECK(w.error == ENOSPC);
+  CHECK(w.bytes == 0);
+  // Freeing space makes room again.
+  CHECK(d.submit({OpKind::Truncate, 1, 0, 1048576}, w.done).error == 0);
+  CHECK(d.submit({OpKind::Write, 1, 1048576, 4096, true}, w.done).error == 0);
+
+  // EFBIG: FAT32 stops at 4 GiB - 1 (sparse offsets are fine in the model).
+  Profile q = make("sustained_mbps = 1000", "max_file_bytes = 4294967295");
+  ModelDevice e(q);
+  e.submit({OpKind::Create, 2}, 0);
+  auto x = e.submit({OpKind::Write, 2, 4294967295ull - 100, 1000, true}, 0);
+  CHECK(x.bytes == 100);
+  auto y = e.submit({OpKind::Write, 2, 4294967295ull, 1000, true}, x.done);
+  CHECK(y.error == EFBIG);
+  CHECK(e.submit({OpKind::Truncate, 2, 0, 5000000000ull}, y.done).error == EFBIG);
+}
+
+TEST_CASE("contract: operations on unknown files fail, zero-length writes are free", "[model]") {
+  Profile p = make("sustained_mbps = 100");
+  ModelDevice d(p);
+  CHECK(d.submit({OpKind::Write, 9, 0, 10, true}, 0).error == EBADF);
+  CHECK(d.submit({OpKind::Fsync, 9}, 0).error == EBADF);
+  CHECK(d.submit({OpKind::Remove, 9}, 0).error == ENOENT);
+  d.submit({OpKind::Create, 9}, 0);
+  CHECK(d.submit({OpKind::Create, 9}, 0).error == EEXIST);
+  auto z = d.submit({OpKind::Write, 9, 0, 0, true}, 5);
+  CHECK(z.error == 0);
+  CHECK(z.done == 5);
+}
+
+TEST_CASE("host: page cache absorbs at memory speed, then throttles to the device; fsync drains", "[model][host]") {
+  Profile p = make("sustained_mbps = 100", "", "dirty_limit_bytes = 100e6\nmemory_mbps = 1000");
+  ModelDevice d(p);
+  d.submit({OpKind::Create, 1}, 0);
+  VirtualClock clock;
+  double t = 0;
+  std::vector<double> done;
+  for (uint64_t i = 0; i < 500; ++i) {
+    auto c = d.submit({OpKind::Write, 1, i * 1000000, 1000000}, t);
+    REQUIRE(c.error == 0);
+    t = c.done;
+    done.push_back(t);
+  }
+  // The first ~100 MB go at memory speed (1 ms per MB).
+  CHECK(done[49] == Approx(0.05).epsilon(0.01));
+  // Then the writer waits for the device: 100 MB/s.
+  double late_rate = 200e6 / (done[499] - done[299]);
+  CHECK(late_rate == Approx(100e6).epsilon(0.02));
+  // fsync returns when everything is on the device: 500 MB at 100 MB/s.
+  auto f = d.submit({OpKind::Fsync, 1}, t);
+  CHECK(f.done == Approx(5.0).epsilon(0.01));
+  // O_DIRECT bypasses the cache.
+  auto dw = d.submit({OpKind::Write, 1, 500000000, 1000000, true}, f.done);
+  CHECK(dw.done - f.done == Approx(0.01));
+}
+
+TEST_CASE("host: a userspace driver's stalls block the writer even with room in the cache", "[model][host]") {
+  Profile p = make("sustained_mbps = 100",
+                   "userspace = 1\nstall_interval_mb = 10\nstall_duration_ms = 500\nrequest_us = 100\nrequest_bytes = 131072",
+                   "dirty_limit_bytes = 1e9\nmemory_mbps = 1000");
+  ModelDevice d(p, {.seed = 3});
+  d.submit({OpKind::Create, 1}, 0);
+  double t = 0, worst = 0;
+  for (uint64_t i = 0; i < 100; ++i) {
+    auto c = d.submit({OpKind::Write, 1, i * 1048576, 1048576}, t);
+    worst = std::max(worst, c.done - t);
+    t = c.done;
+  }
+  // 100 MiB fit in the cache, yet some calls took a stall's time.
+  CHECK(worst > 0.1);
+  CHECK(d.state(t).stalls > 3);
+  // A kernel driver's stalls happen in writeback: the cache hides them.
+  Profile k = make("sustained_mbps = 100", "stall_interval_mb = 10\nstall_duration_ms = 500",
+                   "dirty_limit_bytes = 1e9\nmemory_mbps = 1000");
+  ModelDevice kd(k, {.seed = 3});
+  kd.submit({OpKind::Create, 1}, 0);
+  t = 0, worst = 0;
+  for (uint64_t i = 0; i < 100; ++i) {
+    auto c = kd.submit({OpKind::Write, 1, i * 1048576, 1048576}, t);
+    worst = std::max(worst, c.done - t);
+    t = c.done;
+  }
+  CHECK(worst < 0.01);
+}
+
+TEST_CASE("analytic rates agree with the simulated sequential writer", "[model][analytic]") {
+  for (const char* spec : {"crio-9014", "rpi4-buster+exfat-fuse+sandisk-ultrafit-16g",
+                           "rpi4-buster+fat32+teamgroup-sx2-usb2", "usrp-2974"}) {
+    auto lp = load_profile(spec);
+    REQUIRE(lp.ok());
+    Profile p = *lp;
+    for (uint64_t b : {65536ull, 1048576ull, 8388608ull}) {
+      ModelDevice d(p, {.seed = 1, .stalls = false});
+      VirtualClock clock;
+      SequentialWrite w;
+      w.block_bytes = b;
+      w.direct = true;
+      w.count = std::max<uint64_t>(64, 256 * 1048576 / b);
+      // Start past the burst cache so both measure the sustained phase.
+      d.device_layer().set_burst_level(p.params(Layer::Device).get("burst_bytes"));
+      auto r = run_sequential_write(d, clock, w);
+      double simulated = r.bytes / (r.end - r.start);
+      INFO(spec << " block " << b);
+      CHECK(write_rate(p, static_cast<double>(b), Phase::Sustained, true) == Approx(simulated).epsilon(0.02));
+    }
+  }
+}
