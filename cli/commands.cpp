@@ -7,6 +7,7 @@ const std::vector<CommandDef>& commands() {
   static const std::vector<CommandDef> table = {
       {"profiles", "List the built-in profiles, grouped by layer", setup_profiles},
       {"show", "Show a profile's parameters and the write rates it predicts", setup_show},
+      {"measure", "Measure real storage with the documents' benchmark sweeps (or run them on a model)", setup_measure},
   };
   return table;
 }
