@@ -233,7 +233,8 @@ SustainedResult run_sustained_sweep(const SweepEnv& env, const SustainedSweep& s
     prog.report("sustained write " + size_label(s.block), frac, el > 0 ? off / el : 0);
   }
   double last = ends.empty() ? 0 : ends.back();
-  if (cur.bytes > 0 && last - cur.start >= s.window / 2) {  // a partial last window, over the time it covers
+  if (cur.bytes > 0 && last > cur.start && (last - cur.start >= s.window / 2 || r.windows.empty())) {
+    // a partial last window (or the only one), over the time it covers
     cur.end = last;
     cur.rate = cur.bytes / (cur.end - cur.start);
     r.windows.push_back(cur);
