@@ -97,7 +97,7 @@ void print_params_table() {
   for (Layer l : kLayers) {
     fmt::print("[{}]\n", layer_name(l));
     for (const ParamSpec* s : params_of(l)) {
-      std::string def = s->default_value ? fmt::format("{:g}", *s->default_value) : "required";
+      std::string def = s->default_value ? fmt::format("{:.10g}", *s->default_value) : "required";
       fmt::print("  {:<22} {:<9} default {:<10} range {}\n      {}\n", s->key, unit_name(s->unit), def,
                  range_text(*s), s->help);
     }
@@ -128,13 +128,18 @@ void print_human(const Profile& p, double fill) {
     }
   }
   bool cache = p.params(Layer::Host).get("dirty_limit_bytes") > 0;
+  bool burst_cache = p.params(Layer::Device).get("burst_bytes") > 0;
   fmt::print("\nPredicted write rate, sequential writes back to back{}:\n",
              fill > 0 ? fmt::format(", device {:.0f} % full", fill * 100) : "");
-  fmt::print("  {:>9}  {:>14}  {:>18}{}\n", "block", "burst (direct)", "sustained (direct)",
-             cache ? "  sustained (buffered)" : "");
+  fmt::print("  {:>9}", "block");
+  if (burst_cache) fmt::print("  {:>14}  {:>18}", "burst (direct)", "sustained (direct)");
+  else fmt::print("  {:>14}", "direct");
+  if (cache) fmt::print("  {:>20}", burst_cache ? "sustained (buffered)" : "buffered, cache full");
+  fmt::print("\n");
   for (double b : block_sizes()) {
-    fmt::print("  {:>9}  {:>14}  {:>18}", format_size(b), format_rate(write_rate(p, b, Phase::Burst, true, fill)),
-               format_rate(write_rate(p, b, Phase::Sustained, true, fill)));
+    fmt::print("  {:>9}", format_size(b));
+    if (burst_cache) fmt::print("  {:>14}", format_rate(write_rate(p, b, Phase::Burst, true, fill)));
+    fmt::print("  {:>{}}", format_rate(write_rate(p, b, Phase::Sustained, true, fill)), burst_cache ? 18 : 14);
     if (cache) fmt::print("  {:>20}", format_rate(write_rate(p, b, Phase::Sustained, false, fill)));
     fmt::print("\n");
   }

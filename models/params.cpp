@@ -162,7 +162,7 @@ std::string nearest(std::string_view word, const std::vector<std::string>& candi
 }
 
 std::string range_text(const ParamSpec& s) {
-  auto num = [](double v) { return v >= kBig ? std::string("unbounded") : fmt::format("{:g}", v); };
+  auto num = [](double v) { return v >= kBig ? std::string("unbounded") : fmt::format("{:.10g}", v); };
   return fmt::format("{}..{} {}", num(s.min), num(s.max), unit_name(s.unit));
 }
 

@@ -42,7 +42,8 @@ Result<LayerProfile> parse_layer(const toml::table& t, Layer layer, std::string_
       return unknown_key(origin, "key", k.str(), allowed);
   LayerProfile lp;
   lp.name = str_or(t, "name");
-  if (lp.name.empty()) lp.name = inline_table ? "inline" : "";
+  if (lp.name.empty())
+    lp.name = inline_table ? "inline" : fs::path(std::string(origin)).stem().string();
   lp.summary = str_or(t, "summary");
   lp.source = str_or(t, "source");
   lp.origin = std::string(origin);
