@@ -43,5 +43,6 @@ Handler setup_show(CLI::App& sub);
 Handler setup_simulate(CLI::App& sub);
 Handler setup_capacity(CLI::App& sub);
 Handler setup_measure(CLI::App& sub);
+Handler setup_record(CLI::App& sub);
 
 }  // namespace sd::cli

@@ -10,6 +10,7 @@ const std::vector<CommandDef>& commands() {
       {"simulate", "Simulate a recording on a profile: overruns, buffer use, file limits", setup_simulate},
       {"capacity", "Find the most channels (or highest rate, smallest buffer) a profile records cleanly", setup_capacity},
       {"measure", "Measure real storage with the documents' benchmark sweeps (or run them on a model)", setup_measure},
+      {"record", "Record a reference signal to real storage (simulate's recorder in wall time)", setup_record},
   };
   return table;
 }

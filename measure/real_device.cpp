@@ -42,7 +42,7 @@ std::unique_ptr<RealDevice> RealDevice::sibling() const {
 }
 
 RealDevice::~RealDevice() {
-  if (owner_) remove_created();
+  if (owner_ && !opt_.keep_files) remove_created();
   for (auto& [f, fds] : fds_) {
     if (fds.buffered >= 0) ::close(fds.buffered);
     if (fds.direct >= 0) ::close(fds.direct);
@@ -50,7 +50,11 @@ RealDevice::~RealDevice() {
   std::free(buf_);
 }
 
-std::string RealDevice::path(FileId f) const { return fmt::format("{}/{}-{}-{}.dat", opt_.dir, opt_.prefix, pid_, f); }
+std::string RealDevice::path(FileId f) const {
+  auto it = names_.find(f);
+  if (it != names_.end()) return opt_.dir + "/" + it->second;
+  return fmt::format("{}/{}-{}-{}.dat", opt_.dir, opt_.prefix, pid_, f);
+}
 
 // Creates a probe file with O_DIRECT and writes one aligned block: tmpfs
 // refuses the open (EINVAL), some FUSE filesystems the write.
@@ -136,7 +140,16 @@ Completion RealDevice::submit(const Op& op, double now) {
     case OpKind::Read: {
       int fd = fd_for(op.file, direct, false, err);
       if (fd < 0) break;
+      if (op.kind == OpKind::Write && opt_.cancel && opt_.cancel->load()) {
+        err = ECANCELED;
+        break;
+      }
       char* b = buffer(op.bytes);
+      if (op.kind == OpKind::Write && op.data) {
+        // The caller's bytes (headers, samples). O_DIRECT needs them in the aligned buffer.
+        if (direct) std::memcpy(b, op.data, op.bytes);
+        else b = const_cast<char*>(static_cast<const char*>(op.data));  // pwrite only reads it
+      }
       while (done_bytes < op.bytes) {
         auto off = static_cast<off_t>(op.offset + done_bytes);
         ssize_t n = op.kind == OpKind::Write ? ::pwrite(fd, b + done_bytes, op.bytes - done_bytes, off)

@@ -14,8 +14,12 @@
 // accepts O_DIRECT; where it refuses (tmpfs, most FUSE mounts) the device
 // falls back to buffered I/O and says so in direct_note().
 //
+// Data: a write stores Op::data when given (record's headers and samples),
+// else a fixed pseudo-random pattern (so compressing storage cannot cheat).
+//
 // Threading: one device per thread; the Clock's now() must be thread-safe.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -32,6 +36,10 @@ struct RealDeviceOptions {
   std::string dir;                       // an existing, writable directory
   std::string prefix = "streamdisk-measure";
   bool probe_direct = true;              // find out whether O_DIRECT works here
+  bool keep_files = false;               // record: the files are the output, never removed
+  // Once set (Ctrl-C), writes fail with ECANCELED so a workload without its
+  // own cancel check (the recorder) stops at its next write. Not owned.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 class RealDevice final : public Device {
@@ -48,6 +56,8 @@ class RealDevice final : public Device {
   Completion submit(const Op& op, double now) override;
 
   std::string path(FileId f) const;
+  // Gives `f` a file name in the directory instead of the generated one (record).
+  void name_file(FileId f, std::string name) { names_[f] = std::move(name); }
   bool direct_works() const { return direct_ok_; }
   const std::string& direct_note() const { return direct_note_; }  // empty if O_DIRECT works
   uint32_t direct_alignment() const { return dio_align_; }         // bytes (offset and size)
@@ -76,6 +86,7 @@ class RealDevice final : public Device {
   uint32_t dio_align_ = 4096;
   int pid_;
   std::unordered_map<FileId, Fds> fds_;
+  std::unordered_map<FileId, std::string> names_;
   std::vector<FileId> created_;
   char* buf_ = nullptr;  // page-aligned, filled with a non-repeating pattern
   uint64_t buf_bytes_ = 0;
