@@ -19,6 +19,7 @@ namespace {
 struct MeasureArgs {
   ProfileArgs prof;
   std::string path, sweep = "blocksize", fsync = "end", blocks, threads, seconds, size, fill_to, fill_step, trace;
+  std::string formats, channels, sample_bits;
   bool direct = false, json = false, progress = false, until_steady = false;
   double window = 0.5;
 };
@@ -71,7 +72,8 @@ std::string cell(const std::string& col, double v) {
   if (col.ends_with("_bytes") || col == "bytes") return v == 0 ? "0" : format_size(v);
   if (col.ends_with("_mbps")) return fmt::format("{:.1f}", v);
   if (col.starts_with("fill")) return fmt::format("{:.1f} %", v * 100);
-  if (col == "threads") return fmt::format("{:.0f}", v);
+  if (col == "threads" || col == "channels") return fmt::format("{:.0f}", v);
+  if (col == "format") return std::string(format_name(static_cast<FormatKind>(static_cast<int>(v))));
   return fmt::format("{:.3f}", v);
 }
 
@@ -94,7 +96,15 @@ nlohmann::json to_json(const MeasureReport& r) {
   nlohmann::json j = {{"format", "streamdisk-measure"}, {"format_version", 1}, {"sweep", sweep_name(r.sweep)},
                       {"target", r.target}, {"direct_requested", r.direct_requested}, {"direct_used", r.direct_used},
                       {"fsync", r.fsync}, {"notes", r.notes}, {"cancelled", r.cancelled},
-                      {"columns", r.table.columns}, {"rows", r.table.rows}};
+                      {"columns", r.table.columns}};
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& row : r.table.rows) {
+    nlohmann::json jr = nlohmann::json::array();
+    for (size_t i = 0; i < row.size(); ++i)
+      jr.push_back(r.table.columns[i] == "format" ? nlohmann::json(cell("format", row[i])) : nlohmann::json(row[i]));
+    rows.push_back(jr);
+  }
+  j["rows"] = rows;
   j["summary"] = nlohmann::json::object();
   for (const auto& [k, v] : r.summary) j["summary"][k] = std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v);
   j["error"] = r.error ? errno_name(r.error) : "";
@@ -105,7 +115,8 @@ Result<MeasureConfig> to_config(const MeasureArgs& a) {
   using R = Result<MeasureConfig>;
   MeasureConfig c;
   auto kind = sweep_from_name(a.sweep);
-  if (!kind) return R::error(fmt::format("unknown sweep '{}': use blocksize, threads, sustained or fill", a.sweep));
+  if (!kind)
+    return R::error(fmt::format("unknown sweep '{}': use blocksize, threads, sustained, fill or formats", a.sweep));
   c.sweep = *kind;
   if (a.path.empty() == a.prof.profile.empty())
     return R::error("give either a directory to measure (measure PATH) or --profile P to run the sweep on a model");
@@ -126,6 +137,28 @@ Result<MeasureConfig> to_config(const MeasureArgs& a) {
     if (!t) return R::error("--threads " + t.message());
     c.threads = *t;
   }
+  if (!a.formats.empty()) {
+    std::stringstream ss(a.formats);
+    for (std::string item; std::getline(ss, item, ',');) {
+      auto k = format_from_name(item);
+      if (!k) return R::error("--formats: " + k.message());
+      c.formats.push_back(*k);
+    }
+  }
+  if (!a.channels.empty()) {
+    auto ch = parse_list<uint32_t>(a.channels, "channel count", parse_count);
+    if (!ch) return R::error("--channels " + ch.message());
+    c.channels = *ch;
+  }
+  if (!a.sample_bits.empty()) {
+    auto b = parse_count(a.sample_bits);
+    if (!b || (*b != 8 && *b != 16 && *b != 24 && *b != 32))
+      return R::error(fmt::format("--sample-bits '{}': use 8, 16, 24 or 32", a.sample_bits));
+    c.sample_bits = static_cast<uint32_t>(*b);
+  }
+  bool fmt_opts = !a.formats.empty() || !a.channels.empty() || !a.sample_bits.empty();
+  if (fmt_opts && c.sweep != SweepKind::Formats)
+    return R::error("--formats, --channels and --sample-bits are only for --sweep formats");
   auto num = [](const std::string& text, const char* opt, auto parse, double& out) -> Status {
     if (text.empty()) return {};
     auto v = parse(text);
@@ -151,7 +184,7 @@ Handler setup_measure(CLI::App& sub) {
   auto a = std::make_shared<MeasureArgs>();
   sub.add_option("path", a->path, "Directory on the storage to measure (test files are created and removed there)");
   add_profile_options(sub, a->prof, /*required=*/false);
-  sub.add_option("--sweep", a->sweep, "blocksize (000), threads (001), sustained (002) or fill (000)");
+  sub.add_option("--sweep", a->sweep, "blocksize (000), threads (001), sustained (002), fill (000) or formats (000)");
   sub.add_flag("--direct", a->direct, "O_DIRECT (bypass the page cache); falls back to buffered where refused");
   sub.add_option("--fsync", a->fsync, "every (after each write), end (once per file, default) or never");
   sub.add_option("--blocks", a->blocks, "Block sizes, comma-separated (default 512,2k,...,8MiB; sustained/fill 1MiB)");
@@ -160,6 +193,9 @@ Handler setup_measure(CLI::App& sub) {
   sub.add_option("--size", a->size, "Bytes per point / file at most (blocksize 128MiB, threads 256MiB, sustained 1GiB)");
   sub.add_option("--fill-to", a->fill_to, "Fill sweep: fill the filesystem up to this level (required, at most 95%)");
   sub.add_option("--fill-step", a->fill_step, "Fill sweep: bytes written per step (default 5% of the capacity)");
+  sub.add_option("--formats", a->formats, "Formats sweep: file formats, comma-separated (default raw,tdms,w64)");
+  sub.add_option("--channels", a->channels, "Formats sweep: channel counts (default 4,8,16,32)");
+  sub.add_option("--sample-bits", a->sample_bits, "Formats sweep: bits per sample (default 16)");
   sub.add_flag("--until-steady", a->until_steady, "Sustained: stop once past the write cliff and steady for 3 s");
   sub.add_option("--window", a->window, "Sustained: rate window in seconds")->check(CLI::Range(0.01, 60.0));
   sub.add_option("--trace", a->trace, "Write every operation to this native trace CSV ('-' for stdout)");
@@ -171,6 +207,7 @@ Handler setup_measure(CLI::App& sub) {
       "  streamdisk measure /media/usb --sweep sustained --direct --seconds 2min --trace stick.csv\n"
       "  streamdisk measure /mnt/ssd --sweep threads --blocks 4k,128k,1M --threads 1,2,4\n"
       "  streamdisk measure /media/usb --sweep fill --fill-to 85%        # writes until 85 % full\n"
+      "  streamdisk measure /media/usb --sweep formats --formats raw,tdms,wav --channels 4,32\n"
       "  streamdisk measure --profile samsung-960evo-250g --sweep sustained --seconds 20   # the model, virtual time\n"
       "Test files are removed afterwards, also on Ctrl-C.");
   return [a] {

@@ -22,12 +22,14 @@ std::string_view sweep_name(SweepKind k) {
     case SweepKind::Threads: return "threads";
     case SweepKind::Sustained: return "sustained";
     case SweepKind::Fill: return "fill";
+    case SweepKind::Formats: return "formats";
   }
   return "?";
 }
 
 std::optional<SweepKind> sweep_from_name(std::string_view s) {
-  for (SweepKind k : {SweepKind::BlockSize, SweepKind::Threads, SweepKind::Sustained, SweepKind::Fill})
+  for (SweepKind k : {SweepKind::BlockSize, SweepKind::Threads, SweepKind::Sustained, SweepKind::Fill,
+                      SweepKind::Formats})
     if (s == sweep_name(k)) return k;
   return std::nullopt;
 }
@@ -45,6 +47,8 @@ MeasureConfig with_defaults(MeasureConfig c) {
   if (c.blocks.empty()) c.blocks = c.sweep == SweepKind::BlockSize || thr ? default_sweep_blocks()
                                                                           : std::vector<uint64_t>{1 << 20};
   if (c.threads.empty()) c.threads = {1, 2, 3, 4};
+  if (c.formats.empty()) c.formats = {FormatKind::Raw, FormatKind::Tdms, FormatKind::W64};
+  if (c.channels.empty()) c.channels = {4, 8, 16, 32};
   return c;
 }
 
@@ -144,6 +148,21 @@ void report_fill(const FillResult& r, MeasureReport& out) {
   }
 }
 
+void report_formats(const FormatsResult& r, MeasureReport& out) {
+  out.table = formats_table(r);
+  // Document 000's comparison: each format's rate relative to raw binary at the same channel count.
+  for (const auto& p : r.points) {
+    if (p.error) {
+      add_unique(out.notes, fmt::format("{} at {} channels: {}", format_name(p.format), p.channels, errno_name(p.error)));
+      if (!out.error) out.error = p.error;
+    }
+    if (p.format == FormatKind::Raw) continue;
+    for (const auto& q : r.points)
+      if (q.format == FormatKind::Raw && q.channels == p.channels && q.rate > 0)
+        out.summary.push_back({fmt::format("{}_vs_raw_{}ch", format_name(p.format), p.channels), p.rate / q.rate});
+  }
+}
+
 }  // namespace
 
 R run_measure(const MeasureConfig& in) {
@@ -229,6 +248,14 @@ R run_measure(const MeasureConfig& in) {
       SustainedSweep s{c.blocks.front(), static_cast<uint64_t>(c.size), c.seconds,
                        c.window, c.until_steady, c.direct, c.fsync};
       report_sustained(run_sustained_sweep(env, s), out);
+      break;
+    }
+    case SweepKind::Formats: {
+      FormatsSweep s{c.formats, c.channels, c.blocks.front(), c.sample_bits, 48000, c.seconds,
+                     static_cast<uint64_t>(c.size), c.direct, c.fsync};
+      auto r = run_formats_sweep(env, s);
+      if (!r) return R::error(r.message());
+      report_formats(*r, out);
       break;
     }
     case SweepKind::Fill: {

@@ -14,7 +14,7 @@
 
 namespace sd {
 
-enum class SweepKind { BlockSize, Threads, Sustained, Fill };
+enum class SweepKind { BlockSize, Threads, Sustained, Fill, Formats };
 std::string_view sweep_name(SweepKind k);
 std::optional<SweepKind> sweep_from_name(std::string_view s);
 
@@ -33,6 +33,9 @@ struct MeasureConfig {
   double size = 0;                // bytes cap per point / file (0: quick default)
   double fill_to = 0;             // fill sweep: required, <= kMaxFillTo
   double fill_step = 0;           // fill sweep: bytes per step (0: 5 % of capacity)
+  std::vector<FormatKind> formats;  // formats sweep (empty: raw, tdms, w64)
+  std::vector<uint32_t> channels;   // formats sweep (empty: 4, 8, 16, 32)
+  uint32_t sample_bits = 16;        // formats sweep
   bool until_steady = false;      // sustained
   double window = 0.5;            // sustained: rate window (s)
   std::string trace_path;         // native trace CSV ("" none, "-" stdout)

@@ -9,6 +9,9 @@
 //   sustained  one long write logging every write's latency, rate per window,
 //              and where the rate falls off a cliff (002's method)
 //   fill       write until the device is X % full, rate per fill step (000)
+//   formats    the same block of frames appended over and over for T s through
+//              each file format's layout (sim/format.h) and channel count:
+//              binary vs TDMS vs WAV/RF64/W64/CAF (000's format comparison)
 //
 // Units: bytes, seconds, bytes/s. Every operation goes to `SweepEnv::trace`
 // as a native trace record (models/trace.h). A sweep returns its result table;
@@ -29,6 +32,7 @@
 
 #include "models/device.h"
 #include "models/trace.h"
+#include "sim/format.h"
 
 namespace sd {
 
@@ -168,6 +172,34 @@ struct FillResult {
 // or env.space is missing.
 Result<FillResult> run_fill_sweep(const SweepEnv& env, const FillSweep& s);
 
+// ---- formats (document 000) ----
+struct FormatsSweep {
+  std::vector<FormatKind> formats = {FormatKind::Raw, FormatKind::Tdms, FormatKind::W64};
+  std::vector<uint32_t> channels = {4, 8, 16, 32};  // document 000's curves
+  uint64_t block_bytes = 1 << 20;  // payload per block (rounded down to whole frames)
+  uint32_t sample_bits = 16;
+  double sample_rate = 48000;      // only written into headers
+  double seconds = 5;              // per point
+  uint64_t max_bytes = 0;          // payload cap per point (0: none)
+  bool direct = false;
+  FsyncMode fsync = FsyncMode::End;
+  FileId first_file = 1;           // a point's files are first_file.., removed after it
+};
+struct FormatsPoint {
+  FormatKind format = FormatKind::Raw;
+  uint32_t channels = 0;
+  uint64_t blocks = 0, ops = 0;   // blocks appended; write operations issued (all files)
+  double payload_bytes = 0, other_bytes = 0, seconds = 0;
+  double rate = 0;                // payload bytes / s
+  int error = 0;
+};
+struct FormatsResult {
+  std::vector<FormatsPoint> points;  // formats outer, channels inner
+  bool cancelled = false;
+};
+// Fails only for a stream a format cannot hold (before any write).
+Result<FormatsResult> run_formats_sweep(const SweepEnv& env, const FormatsSweep& s);
+
 // ---- result tables ----
 struct SweepTable {
   std::vector<std::string> columns;  // with units: "block_bytes", "write_mbps"
@@ -177,5 +209,6 @@ SweepTable blocksize_table(const BlockSizeResult& r);
 SweepTable threads_table(const ThreadsResult& r);
 SweepTable sustained_table(const SustainedResult& r);  // one row per window
 SweepTable fill_table(const FillResult& r);
+SweepTable formats_table(const FormatsResult& r);  // format as its index in FormatKind
 
 }  // namespace sd

@@ -20,5 +20,9 @@ expect_bad_input "not enough space" "has .* free; the sustained sweep writes up 
 expect_bad_input "unknown profile" "unknown profile" -- measure --profile no-such-drive
 expect_bad_input "trace and json on stdout" "both want stdout" -- measure "$tmp" --trace - --json
 expect_bad_input "trace in a missing directory" "$tmp/nodir/t.csv" -- measure --profile samsung-960evo-250g --blocks 1M --seconds 0.1 --trace "$tmp/nodir/t.csv"
+expect_bad_input "unknown format" "--formats: .*mp3" -- measure "$tmp" --sweep formats --formats raw,mp3
+expect_bad_input "formats options elsewhere" "only for --sweep formats" -- measure "$tmp" --channels 4
+expect_bad_input "odd sample bits" "--sample-bits '12': use 8, 16, 24 or 32" -- measure "$tmp" --sweep formats --sample-bits 12
+expect_bad_input "format cannot hold the stream" "65535|channels" -- measure "$tmp" --sweep formats --formats wav --channels 70000
 [ -z "$(ls -A "$tmp")" ] || fail "bad input left files behind: $(ls -A "$tmp")"
 finish

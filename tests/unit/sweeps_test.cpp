@@ -214,3 +214,39 @@ TEST_CASE("sweeps are deterministic and stop when cancelled", "[sweeps]") {
   std::atomic<bool> stop{true};
   CHECK(run(&stop).empty());
 }
+
+TEST_CASE("formats sweep: raw binary at the analytic rate, TDMS slower and slower with channels", "[sweeps]") {
+  // cRIO-9014 (document 000): no host cache, every write waits for the disk.
+  Profile p = load("crio-9014");
+  Rig rig(p);
+  FormatsSweep s;
+  s.formats = {FormatKind::Raw, FormatKind::Tdms, FormatKind::W64};
+  s.channels = {4, 16};
+  s.seconds = 5;
+  auto r = run_formats_sweep(rig.env, s);
+  REQUIRE(r.ok());
+  REQUIRE(r->points.size() == 6);
+  const auto& raw4 = r->points[0];
+  const auto &tdms4 = r->points[2], &tdms16 = r->points[3], &w64_4 = r->points[4];
+  // Raw binary is doc 000's "same block over and over": the analytic rate of 1 MiB writes.
+  double b = static_cast<double>((s.block_bytes / 8) * 8);  // whole 4-channel 16-bit frames
+  CHECK(raw4.rate == Approx(write_rate(p, b, Phase::Sustained, true)).epsilon(0.03));
+  CHECK(raw4.rate == Approx(r->points[1].rate).epsilon(0.01));  // raw: channels do not matter
+  // TDMS issues channels + 2 writes per block (segment lead-in, one per channel, index file).
+  CHECK(tdms4.ops == tdms4.blocks * 6);
+  CHECK(tdms4.rate < 0.9 * raw4.rate);
+  CHECK(tdms16.rate < tdms4.rate);  // document 000: more channels, slower
+  CHECK(w64_4.rate == Approx(raw4.rate).epsilon(0.05));  // one file, header patched only at the end
+  CHECK(rig.dev.files().used_bytes() == 0);
+}
+
+TEST_CASE("formats sweep refuses a stream a format cannot hold before writing", "[sweeps]") {
+  Profile p = load("crio-9014");
+  Rig rig(p);
+  FormatsSweep s;
+  s.formats = {FormatKind::Raw, FormatKind::Wav};
+  s.channels = {70000};
+  auto r = run_formats_sweep(rig.env, s);
+  REQUIRE_FALSE(r.ok());
+  CHECK(rig.rows.empty());
+}
