@@ -23,6 +23,10 @@ struct Op {
   uint64_t offset = 0;  // Write/Read: where; unused otherwise
   uint64_t bytes = 0;   // Write/Read: how many; Truncate: the new size
   bool direct = false;  // O_DIRECT: bypasses the host page cache
+  // Write: the `bytes` bytes to store, owned by the caller and valid during
+  // submit(); null when the content does not matter (models ignore it; a real
+  // device writes zeros). Lets one workload drive both kinds of device.
+  const void* data = nullptr;
 };
 
 struct Completion {

@@ -1,0 +1,124 @@
+#include "cli/recording_args.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "models/units.h"
+
+namespace sd::cli {
+
+void add_recording_options(CLI::App& sub, RecordingArgs& a, bool channels_option) {
+  if (channels_option) sub.add_option("-c,--channels", a.channels, "Channels recorded (default 1)");
+  sub.add_option("-r,--sample-rate", a.sample_rate, "Samples per second per channel: 48k, 44100, 160M (default 48k)");
+  sub.add_option("-b,--sample-bits", a.sample_bits, "Bits per sample: 8, 16, 24, 32, 64 (default 16)");
+  sub.add_flag("--float", a.is_float, "Samples are IEEE floats (32 or 64 bits)");
+  sub.add_option("-f,--format", a.format,
+                 "File format: raw (interleaved), channels (one file per channel), wav, rf64, w64, caf, tdms "
+                 "(default raw)");
+  sub.add_option("--buffer", a.buffer, "Recorder's ring buffer: 128K, 1MiB (default 1MiB)");
+  sub.add_option("--block", a.block, "Bytes the writer drains per block (default: half the buffer)");
+  sub.add_option("--period", a.period, "Frames the producer delivers at a time (default min(1024, buffer/8))");
+  sub.add_option("-d,--duration", a.duration, "Recording length: 90s, 20min, 1.5h (default 60s)");
+  sub.add_option("--header-every", a.header_every,
+                 "Rewrite the file header this often, e.g. 1s (default: only when the file is closed)");
+  sub.add_option("--fill", a.fill, "Device already this full when recording starts: 50% (default 0)");
+  sub.add_flag("--direct", a.direct, "Write with O_DIRECT (bypass the host page cache)");
+  sub.add_flag("--fsync", a.fsync, "fsync every file before closing it");
+  sub.add_option("--seed", a.seed, "Seed for the random stalls (default 1)");
+}
+
+std::string stream_text(const StreamSpec& s) {
+  std::string rate = s.sample_rate >= 1e6   ? fmt::format("{:g} MHz", s.sample_rate / 1e6)
+                     : s.sample_rate >= 1e3 ? fmt::format("{:g} kHz", s.sample_rate / 1e3)
+                                            : fmt::format("{:g} Hz", s.sample_rate);
+  return fmt::format("{} ch x {} x {}-bit{} = {}", s.channels, rate, s.sample_bits, s.is_float ? " float" : "",
+                     format_rate(s.bytes_per_second()));
+}
+
+namespace {
+
+Result<uint64_t> whole(std::string_view text, std::string_view opt, double min) {
+  auto v = parse_count(text);
+  if (!v) return Result<uint64_t>::error(fmt::format("{} {}: {}", opt, text, v.message()));
+  if (*v < min || *v != std::floor(*v) || *v > 1e15)
+    return Result<uint64_t>::error(fmt::format("{} {} must be a whole number of at least {:g}", opt, text, min));
+  return static_cast<uint64_t>(*v);
+}
+
+Result<uint64_t> size_opt(std::string_view text, std::string_view opt) {
+  auto v = parse_size(text);
+  if (!v) return Result<uint64_t>::error(fmt::format("{}: {}", opt, v.message()));
+  if (*v < 1 || *v > 1e15)
+    return Result<uint64_t>::error(fmt::format("{} {} is out of range: give 1 byte to 1 PB", opt, text));
+  return static_cast<uint64_t>(*v);
+}
+
+}  // namespace
+
+Result<RecorderConfig> recorder_config(const RecordingArgs& a, long channels_override) {
+  using R = Result<RecorderConfig>;
+  RecorderConfig c;
+  if (channels_override >= 1) {
+    c.stream.channels = static_cast<uint32_t>(channels_override);
+  } else {
+    auto ch = whole(a.channels, "--channels", 1);
+    if (!ch) return ch.status();
+    if (*ch > 1'000'000) return R::error("--channels must be at most 1000000");
+    c.stream.channels = static_cast<uint32_t>(*ch);
+  }
+  auto rate = parse_count(a.sample_rate);
+  if (!rate) return R::error(fmt::format("--sample-rate: {}", rate.message()));
+  if (!(*rate > 0)) return R::error("--sample-rate must be greater than 0, such as 48k");
+  c.stream.sample_rate = *rate;
+  auto bits = whole(a.sample_bits, "--sample-bits", 1);
+  if (!bits) return bits.status();
+  c.stream.sample_bits = static_cast<uint32_t>(std::min<uint64_t>(*bits, 1024));
+  c.stream.is_float = a.is_float;
+  auto fk = format_from_name(a.format);
+  if (!fk) return R::error(fmt::format("--format: {}", fk.message()));
+  c.format = *fk;
+  auto buf = size_opt(a.buffer, "--buffer");
+  if (!buf) return buf.status();
+  c.buffer_bytes = *buf;
+  if (!a.block.empty()) {
+    auto blk = size_opt(a.block, "--block");
+    if (!blk) return blk.status();
+    c.block_bytes = *blk;
+  }
+  if (!a.period.empty()) {
+    auto p = whole(a.period, "--period", 1);
+    if (!p) return p.status();
+    c.period_frames = *p;
+  }
+  auto d = parse_duration(a.duration);
+  if (!d) return R::error(fmt::format("--duration: {}", d.message()));
+  c.duration_s = *d;
+  if (!a.header_every.empty()) {
+    auto h = parse_duration(a.header_every);
+    if (!h) return R::error(fmt::format("--header-every: {}", h.message()));
+    if (!(*h > 0)) return R::error("--header-every must be positive, such as 1s");
+    c.header_every_frames = std::max<uint64_t>(1, static_cast<uint64_t>(*h * c.stream.sample_rate));
+  }
+  c.direct = a.direct;
+  c.fsync_at_end = a.fsync;
+  if (auto st = check_recorder(c); !st.ok()) return st;
+  return c;
+}
+
+Result<ModelOptions> model_options(const RecordingArgs& a, const Profile& p) {
+  ModelOptions o;
+  o.seed = a.seed;
+  if (!a.fill.empty()) {
+    auto f = parse_fraction(a.fill);
+    if (!f) return Result<ModelOptions>::error(fmt::format("--fill: {}", f.message()));
+    double cap = p.params(Layer::Device).get("capacity_bytes");
+    if (cap <= 0 && *f > 0)
+      return Result<ModelOptions>::error(fmt::format(
+          "--fill needs a device capacity, and profile '{}' has none: add --set device.capacity_bytes=64GB", p.name));
+    o.prefill_bytes = *f * cap;
+  }
+  return o;
+}
+
+}  // namespace sd::cli

@@ -1,0 +1,191 @@
+// The layout base class, raw interleaved and one-file-per-channel layouts,
+// the factory, and the byte builders. RIFF-family layouts (WAV, RF64, W64)
+// are in format_riff.cpp; CAF and TDMS in format_caf_tdms.cpp.
+#include "sim/format.h"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace sd {
+
+// Defined in format_riff.cpp and format_caf_tdms.cpp.
+Result<std::unique_ptr<Layout>> make_riff_layout(const LayoutOptions& opt);
+Result<std::unique_ptr<Layout>> make_caf_layout(const LayoutOptions& opt);
+Result<std::unique_ptr<Layout>> make_tdms_layout(const LayoutOptions& opt);
+
+namespace {
+
+const std::pair<FormatKind, const char*> kNames[] = {
+    {FormatKind::Raw, "raw"}, {FormatKind::PerChannel, "channels"}, {FormatKind::Wav, "wav"},
+    {FormatKind::Rf64, "rf64"}, {FormatKind::W64, "w64"},           {FormatKind::Caf, "caf"},
+    {FormatKind::Tdms, "tdms"},
+};
+
+// Interleaved frames appended to one headerless file.
+class RawLayout final : public Layout {
+ public:
+  explicit RawLayout(const LayoutOptions& opt) : Layout(opt) { add_file(opt.base_name + ".raw"); }
+  void begin(std::vector<FormatWrite>&) override {}
+  void finish(std::vector<FormatWrite>&) override {}
+
+ private:
+  void append_frames(uint64_t frames, std::vector<FormatWrite>& out) override {
+    uint64_t fb = payload_frame_bytes();
+    put_payload(out, 0, frames_ * fb, frames * fb, -1, frames_);
+  }
+};
+
+// One headerless file per channel; each block becomes one write per file, so
+// the device sees N interleaved streams (the pattern cheap flash hates).
+class PerChannelLayout final : public Layout {
+ public:
+  explicit PerChannelLayout(const LayoutOptions& opt) : Layout(opt) {
+    int width = opt.stream.channels >= 100 ? 3 : 2;
+    for (uint32_t c = 0; c < opt.stream.channels; ++c)
+      add_file(fmt::format("{}_ch{:0{}}.raw", opt.base_name, c + 1, width));
+  }
+  void begin(std::vector<FormatWrite>&) override {}
+  void finish(std::vector<FormatWrite>&) override {}
+
+ private:
+  void append_frames(uint64_t frames, std::vector<FormatWrite>& out) override {
+    uint64_t sb = stored_sample_bytes_;
+    for (uint32_t c = 0; c < opt_.stream.channels; ++c)
+      put_payload(out, c, frames_ * sb, frames * sb, static_cast<int32_t>(c), frames_);
+  }
+};
+
+}  // namespace
+
+std::string_view format_name(FormatKind k) {
+  for (auto& [kind, name] : kNames)
+    if (kind == k) return name;
+  return "?";
+}
+
+std::string format_names() {
+  std::string s;
+  for (auto& [kind, name] : kNames) s += (s.empty() ? "" : ", ") + std::string(name);
+  return s;
+}
+
+Result<FormatKind> format_from_name(std::string_view name) {
+  for (auto& [kind, n] : kNames)
+    if (name == n) return kind;
+  return Result<FormatKind>::error(fmt::format("unknown format '{}': use one of {}", name, format_names()));
+}
+
+Status check_stream(const StreamSpec& s) {
+  if (s.channels < 1 || s.channels > 1'000'000)
+    return Status::error(fmt::format("--channels {} is out of range: give 1 to 1000000", s.channels));
+  if (!(s.sample_rate > 0) || !std::isfinite(s.sample_rate) || s.sample_rate > 1e11)
+    return Status::error("--sample-rate must be a positive rate such as 48k or 160M");
+  bool int_ok = s.sample_bits == 8 || s.sample_bits == 16 || s.sample_bits == 24 || s.sample_bits == 32 ||
+                s.sample_bits == 64;
+  if (!s.is_float && !int_ok)
+    return Status::error(fmt::format("--sample-bits {} is not supported: use 8, 16, 24, 32 or 64", s.sample_bits));
+  if (s.is_float && s.sample_bits != 32 && s.sample_bits != 64)
+    return Status::error(fmt::format("float samples are 32 or 64 bits, not {}: use --sample-bits 32 or 64",
+                                     s.sample_bits));
+  return {};
+}
+
+Layout::Layout(const LayoutOptions& opt) : opt_(opt), stored_sample_bytes_(opt.stream.sample_bytes()) {}
+
+void Layout::append(uint64_t frames, std::vector<FormatWrite>& out) {
+  if (frames == 0) return;
+  append_frames(frames, out);
+  frames_ += frames;
+  if (opt_.header_every_frames > 0) {
+    since_header_ += frames;
+    if (since_header_ >= opt_.header_every_frames) {
+      since_header_ = 0;
+      rewrite_header(out);
+    }
+  }
+}
+
+uint64_t Layout::frames_left() const {
+  uint64_t m = max_frames();
+  return m == UINT64_MAX ? m : (m > frames_ ? m - frames_ : 0);
+}
+
+void Layout::put(std::vector<FormatWrite>& out, FormatWrite::What what, uint32_t file, uint64_t offset,
+                 std::vector<uint8_t> data) {
+  FormatWrite& w = out.emplace_back();
+  w.what = what;
+  w.file = file;
+  w.offset = offset;
+  w.bytes = data.size();
+  w.data = std::move(data);
+  sizes_[file] = std::max(sizes_[file], offset + w.bytes);
+  header_bytes_ += w.bytes;
+}
+
+void Layout::put_payload(std::vector<FormatWrite>& out, uint32_t file, uint64_t offset, uint64_t bytes,
+                         int32_t channel, uint64_t first_frame) {
+  FormatWrite& w = out.emplace_back();
+  w.what = FormatWrite::What::Payload;
+  w.file = file;
+  w.offset = offset;
+  w.bytes = bytes;
+  w.channel = channel;
+  w.first_frame = first_frame;
+  w.data.clear();
+  sizes_[file] = std::max(sizes_[file], offset + bytes);
+}
+
+Result<std::unique_ptr<Layout>> make_layout(const LayoutOptions& opt) {
+  if (auto st = check_stream(opt.stream); !st.ok()) return st;
+  switch (opt.kind) {
+    case FormatKind::Raw: return std::unique_ptr<Layout>(new RawLayout(opt));
+    case FormatKind::PerChannel: return std::unique_ptr<Layout>(new PerChannelLayout(opt));
+    case FormatKind::Wav:
+    case FormatKind::Rf64:
+    case FormatKind::W64: return make_riff_layout(opt);
+    case FormatKind::Caf: return make_caf_layout(opt);
+    case FormatKind::Tdms: return make_tdms_layout(opt);
+  }
+  return Result<std::unique_ptr<Layout>>::error("unknown format");
+}
+
+// ---- byte builders ----
+
+Bytes& Bytes::raw(std::string_view s) {
+  v.insert(v.end(), s.begin(), s.end());
+  return *this;
+}
+Bytes& Bytes::zeros(size_t n) {
+  v.insert(v.end(), n, 0);
+  return *this;
+}
+Bytes& Bytes::u16le(uint16_t x) {
+  for (int i = 0; i < 2; ++i) v.push_back(static_cast<uint8_t>(x >> (8 * i)));
+  return *this;
+}
+Bytes& Bytes::u32le(uint32_t x) {
+  for (int i = 0; i < 4; ++i) v.push_back(static_cast<uint8_t>(x >> (8 * i)));
+  return *this;
+}
+Bytes& Bytes::u64le(uint64_t x) {
+  for (int i = 0; i < 8; ++i) v.push_back(static_cast<uint8_t>(x >> (8 * i)));
+  return *this;
+}
+Bytes& Bytes::u16be(uint16_t x) {
+  for (int i = 1; i >= 0; --i) v.push_back(static_cast<uint8_t>(x >> (8 * i)));
+  return *this;
+}
+Bytes& Bytes::u32be(uint32_t x) {
+  for (int i = 3; i >= 0; --i) v.push_back(static_cast<uint8_t>(x >> (8 * i)));
+  return *this;
+}
+Bytes& Bytes::u64be(uint64_t x) {
+  for (int i = 7; i >= 0; --i) v.push_back(static_cast<uint8_t>(x >> (8 * i)));
+  return *this;
+}
+Bytes& Bytes::f64be(double x) { return u64be(std::bit_cast<uint64_t>(x)); }
+
+}  // namespace sd

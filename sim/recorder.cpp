@@ -1,0 +1,256 @@
+#include "sim/recorder.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "models/units.h"
+
+namespace sd {
+namespace {
+
+std::string errno_reason(int e) {
+  if (e == EFBIG) return "the filesystem's maximum file size (EFBIG)";
+  if (e == ENOSPC) return "the device is full (ENOSPC)";
+  return fmt::format("write error {}", errno_name(e));
+}
+
+// One recording in progress. All times are clock times (seconds).
+class Run {
+ public:
+  Run(Device& dev, Clock& clock, const RecorderConfig& cfg, const RecorderHooks& hooks, Layout& layout)
+      : dev_(dev), clock_(clock), cfg_(cfg), hooks_(hooks), layout_(layout) {}
+
+  RecorderResult go();
+
+ private:
+  double time_of(uint64_t k) const { return t0_ + static_cast<double>(k) * period_s_; }
+  void deliver_until(double t);
+  Completion issue(const Op& op, uint32_t file);
+  bool write_block(uint64_t frames);  // false: the recording stopped
+  bool run_ops(const std::vector<FormatWrite>& ops);
+  void stop(std::string reason, int err);
+  void report_progress();
+
+  Device& dev_;
+  Clock& clock_;
+  const RecorderConfig& cfg_;
+  const RecorderHooks& hooks_;
+  Layout& layout_;
+  RecorderResult r_;
+  std::vector<FormatWrite> ops_;
+  double t0_ = 0, period_s_ = 0;
+  uint64_t P_ = 0, K_ = 0;         // period frames, deliveries in the recording
+  uint64_t cap_ = 0, block_ = 0;   // ring and block sizes, frames
+  uint64_t k_done_ = 0, fill_ = 0;  // deliveries accounted for, frames in the ring
+  bool in_overrun_ = false, stopped_ = false;
+  double next_progress_ = 0.01;
+};
+
+// Accounts for deliveries 1..k with time_of(k) <= t. Between two calls the
+// ring only fills, so the accepted periods come first and the rest drop.
+void Run::deliver_until(double t) {
+  if (stopped_ || k_done_ >= K_) return;
+  double x = (t - t0_) / period_s_;
+  uint64_t k = x <= 0 ? 0 : std::min<uint64_t>(K_, static_cast<uint64_t>(x));
+  while (k < K_ && time_of(k + 1) <= t) ++k;
+  while (k > k_done_ && time_of(k) > t) --k;
+  if (k <= k_done_) return;
+  uint64_t n = k - k_done_;
+  uint64_t room = (cap_ - fill_) / P_;
+  uint64_t accepted = std::min(n, room), dropped = n - accepted;
+  fill_ += accepted * P_;
+  if (accepted > 0) in_overrun_ = false;
+  if (dropped > 0) {
+    if (!in_overrun_) {
+      ++r_.overrun_events;
+      if (!r_.first_overrun_s) r_.first_overrun_s = time_of(k_done_ + accepted + 1) - t0_;
+    }
+    in_overrun_ = true;
+    r_.dropped_periods += dropped;
+    r_.frames_lost += dropped * P_;
+  }
+  k_done_ = k;
+  if (dropped > 0 && cfg_.stop_at_first_overrun) {
+    r_.aborted_at_overrun = true;
+    stopped_ = true;
+  }
+}
+
+Completion Run::issue(const Op& op, uint32_t file) {
+  double start = clock_.now();
+  Completion c = dev_.submit(op, start);
+  clock_.sleep_until(c.done);
+  ++r_.ops;
+  if (hooks_.trace) {
+    TraceRecord rec;
+    rec.start = start;
+    rec.end = c.done;
+    rec.op = op.kind;
+    rec.file = layout_.file_names()[file];
+    rec.offset = op.offset;
+    rec.bytes = op.kind == OpKind::Write ? c.bytes : op.bytes;
+    rec.thread = 0;
+    rec.queue_depth = 1;
+    rec.error = c.error;
+    hooks_.trace->write(rec);
+  }
+  return c;
+}
+
+void Run::stop(std::string reason, int err) {
+  if (stopped_) return;
+  stopped_ = true;
+  r_.stopped_reason = std::move(reason);
+  r_.stop_errno = err;
+  r_.stopped_s = clock_.now() - t0_;
+}
+
+bool Run::run_ops(const std::vector<FormatWrite>& ops) {
+  for (const FormatWrite& w : ops) {
+    Op op{OpKind::Write, cfg_.first_file_id + w.file, w.offset, w.bytes, cfg_.direct};
+    if (w.what == FormatWrite::What::Payload) op.data = hooks_.payload ? hooks_.payload->fill(w) : nullptr;
+    else op.data = w.data.data();
+    Completion c = issue(op, w.file);
+    if (w.what == FormatWrite::What::Payload) r_.payload_bytes += c.bytes;
+    else r_.other_bytes += c.bytes;
+    if (c.error || c.bytes < w.bytes) {
+      stop(errno_reason(c.error ? c.error : EIO), c.error ? c.error : EIO);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Run::write_block(uint64_t frames) {
+  uint64_t left = layout_.frames_left();
+  if (left == 0) {
+    stop(layout_.limit_name(), EFBIG);
+    return false;
+  }
+  frames = std::min(frames, left);
+  ops_.clear();
+  layout_.append(frames, ops_);
+  double t = clock_.now();
+  bool ok = run_ops(ops_);
+  r_.max_block_s = std::max(r_.max_block_s, clock_.now() - t);
+  if (!ok) return false;
+  // The block's space is free once its last write has returned.
+  deliver_until(clock_.now());
+  r_.peak_buffer_bytes = std::max(r_.peak_buffer_bytes, fill_ * cfg_.stream.frame_bytes());
+  fill_ -= frames;
+  r_.frames_written += frames;
+  return true;
+}
+
+void Run::report_progress() {
+  if (!hooks_.progress || K_ == 0) return;
+  double f = static_cast<double>(k_done_) / static_cast<double>(K_);
+  if (f >= next_progress_) {
+    hooks_.progress(f);
+    next_progress_ = f + 0.01;
+  }
+}
+
+RecorderResult Run::go() {
+  const StreamSpec& s = cfg_.stream;
+  uint64_t fb = s.frame_bytes();
+  cap_ = cfg_.buffer_bytes / fb;
+  block_ = std::max<uint64_t>(1, (cfg_.block_bytes ? cfg_.block_bytes : cfg_.buffer_bytes / 2) / fb);
+  P_ = cfg_.period_frames ? cfg_.period_frames : std::clamp<uint64_t>(cap_ / 8, 1, 1024);
+  period_s_ = static_cast<double>(P_) / s.sample_rate;
+  K_ = static_cast<uint64_t>(std::floor(cfg_.duration_s * s.sample_rate / static_cast<double>(P_) + 1e-9));
+  r_.channels = s.channels;
+  r_.data_rate = s.bytes_per_second();
+  r_.buffer_bytes = cap_ * fb;
+  r_.block_bytes = block_ * fb;
+  r_.period_frames = P_;
+  r_.frames_total = K_ * P_;
+
+  // Open the files and write their headers before the acquisition starts.
+  const auto& names = layout_.file_names();
+  bool open_ok = true;
+  for (uint32_t f = 0; f < names.size() && open_ok; ++f) {
+    Completion c = issue({OpKind::Create, cfg_.first_file_id + f, 0, 0, cfg_.direct}, f);
+    if (c.error) open_ok = false, stop(fmt::format("cannot create {}: {}", names[f], errno_name(c.error)), c.error);
+  }
+  ops_.clear();
+  layout_.begin(ops_);
+  if (open_ok) open_ok = run_ops(ops_);
+  t0_ = clock_.now();
+  r_.start_s = t0_;
+
+  while (!stopped_) {
+    // Wait for a block, or for the ring to be too full for the next period.
+    while (!stopped_ && fill_ < block_ && k_done_ < K_ && fill_ + P_ <= cap_) {
+      uint64_t need = (block_ - fill_ + P_ - 1) / P_;
+      clock_.sleep_until(time_of(std::min(K_, k_done_ + need)));
+      deliver_until(clock_.now());
+    }
+    report_progress();
+    if (stopped_) break;
+    uint64_t frames = std::min(fill_, block_);
+    if (frames == 0) {
+      if (k_done_ >= K_) break;  // everything written
+      clock_.sleep_until(time_of(k_done_ + 1));  // unreachable with P <= cap
+      deliver_until(clock_.now());
+      continue;
+    }
+    if (!write_block(frames)) break;
+  }
+  if (r_.aborted_at_overrun) r_.stopped_s = clock_.now() - t0_;
+
+  // Close: header patches even after a limit (the file stays readable).
+  ops_.clear();
+  layout_.finish(ops_);
+  run_ops(ops_);
+  for (uint32_t f = 0; f < names.size(); ++f) {
+    if (cfg_.fsync_at_end) issue({OpKind::Fsync, cfg_.first_file_id + f, 0, 0, cfg_.direct}, f);
+    issue({OpKind::Close, cfg_.first_file_id + f, 0, 0, cfg_.direct}, f);
+  }
+  r_.end_s = clock_.now();
+  r_.frames_not_written = r_.frames_total - r_.frames_written - r_.frames_lost;
+  for (uint32_t f = 0; f < names.size(); ++f) r_.files.push_back({names[f], layout_.file_size(f)});
+  if (hooks_.progress) hooks_.progress(1.0);
+  return r_;
+}
+
+}  // namespace
+
+Status check_recorder(const RecorderConfig& cfg) {
+  if (auto st = check_stream(cfg.stream); !st.ok()) return st;
+  uint64_t fb = cfg.stream.frame_bytes();
+  if (!(cfg.duration_s > 0) || !std::isfinite(cfg.duration_s))
+    return Status::error("--duration must be positive, such as 90s or 1.5h");
+  if (cfg.buffer_bytes < fb)
+    return Status::error(fmt::format("--buffer {} is smaller than one frame ({} B = channels x sample bytes): "
+                                     "give at least {}",
+                                     format_size(static_cast<double>(cfg.buffer_bytes)), fb, fb));
+  if (cfg.block_bytes > cfg.buffer_bytes)
+    return Status::error("--block is larger than --buffer: the writer drains the buffer in blocks, so use a block "
+                         "no larger than the buffer");
+  if (cfg.block_bytes != 0 && cfg.block_bytes < fb)
+    return Status::error(fmt::format("--block is smaller than one frame ({} B): give at least {}", fb, fb));
+  if (cfg.period_frames * fb > cfg.buffer_bytes)
+    return Status::error("--period is larger than --buffer: one delivery must fit in the buffer");
+  double frames = cfg.duration_s * cfg.stream.sample_rate;
+  if (frames > 1e18) return Status::error("--duration x --sample-rate is too large to simulate");
+  return {};
+}
+
+Result<RecorderResult> run_recorder(Device& dev, Clock& clock, const RecorderConfig& cfg, const RecorderHooks& hooks) {
+  if (auto st = check_recorder(cfg); !st.ok()) return st;
+  LayoutOptions lo;
+  lo.kind = cfg.format;
+  lo.stream = cfg.stream;
+  lo.base_name = cfg.base_name;
+  lo.header_every_frames = cfg.header_every_frames;
+  auto layout = make_layout(lo);
+  if (!layout) return layout.status();
+  Run run(dev, clock, cfg, hooks, **layout);
+  return run.go();
+}
+
+}  // namespace sd
