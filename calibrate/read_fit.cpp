@@ -255,7 +255,8 @@ ReadFit fit_read_table(const std::vector<RatePoint>& rates) {
   out.mbps_band = band(out.p.mbps, 1);
   out.max_band = band(out.p.max_mbps, 2);
   double sst = (y.array() - y.mean()).square().sum();
-  out.r2 = sst > 0 ? 1 - r.squaredNorm() / sst : 1;
+  // All cells alike (one stream, no latency visible): R² says nothing; report 1 if the fit is exact.
+  out.r2 = sst > 1e-9 * static_cast<double>(used.size()) ? 1 - r.squaredNorm() / sst : (r.squaredNorm() < 1e-6 ? 1 : 0);
   out.ok = true;
   return out;
 }
