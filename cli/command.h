@@ -45,5 +45,6 @@ Handler setup_capacity(CLI::App& sub);
 Handler setup_measure(CLI::App& sub);
 Handler setup_record(CLI::App& sub);
 Handler setup_calibrate(CLI::App& sub);
+Handler setup_mount(CLI::App& sub);
 
 }  // namespace sd::cli

@@ -12,6 +12,7 @@ const std::vector<CommandDef>& commands() {
       {"measure", "Measure real storage with the documents' benchmark sweeps (or run them on a model)", setup_measure},
       {"record", "Record a reference signal to real storage (simulate's recorder in wall time)", setup_record},
       {"calibrate", "Fit a profile from measured traces, fio logs and rate tables", setup_calibrate},
+      {"mount", "Mount a FUSE filesystem that writes as slowly as the emulated device", setup_mount},
   };
   return table;
 }
