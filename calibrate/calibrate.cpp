@@ -153,6 +153,9 @@ Result<Calibration> calibrate_loaded(std::vector<Series> series, std::vector<Rat
     read_points(s, w.rates);
     bool has_writes = std::any_of(s.ops.begin(), s.ops.end(), [](const IoOp& op) { return !op.read; });
     if (!has_writes) continue;
+    if (!s.buffered && s.meta.count("direct") && s.meta.at("direct") == "0")
+      c.notes.push_back(fmt::format("{}: buffered writes (direct=0): their times include the page cache; "
+                                    "measure with --direct to see the device", base_name(s.name)));
     if (s.buffered) buffered.push_back(&s);
     else if (block_sizes(s) >= 3) (s.baseline ? base_sweeps : sweeps).push_back(&s);
     else if (!s.baseline) timelines.push_back(&s);

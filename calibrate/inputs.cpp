@@ -57,9 +57,14 @@ Result<Series> series_from_trace(const Trace& t, const std::string& path) {
     if (r.op != OpKind::Write && r.op != OpKind::Read) continue;
     s.ops.push_back({r.start, r.end, r.bytes, r.op == OpKind::Read, r.thread.value_or(0), r.error});
   }
+  // Buffered writes feed the page-cache fit, except in sweeps whose point is
+  // elsewhere (measure's block-size, threads and fill sweeps run buffered by
+  // default; calibrate notes that their times include the page cache).
   auto direct = s.meta.find("direct");
-  s.buffered = (direct != s.meta.end() && direct->second == "0") ||
-               (s.meta.count("buffered") && s.meta.at("buffered") == "1");
+  auto sweep = s.meta.find("sweep");
+  bool other_sweep = sweep != s.meta.end() && sweep->second != "sustained" && sweep->second != "buffered";
+  s.buffered = !other_sweep && ((direct != s.meta.end() && direct->second == "0") ||
+                                (s.meta.count("buffered") && s.meta.at("buffered") == "1"));
   if (s.ops.empty())
     return Result<Series>::error(fmt::format("trace '{}' has no read or write operations to fit", path));
   return s;

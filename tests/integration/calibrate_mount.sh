@@ -6,7 +6,8 @@
 #     mount, then calibrate: the sustained rate, burst size and rate and the
 #     per-op overhead come back within 5 % (issue 6).
 # Wall-clock measurements on a shared machine: the FUSE round trip adds to
-# every request, which is why the profile's requests take milliseconds.
+# every request (up to ~0.1-0.3 ms under load, partly credited back by the
+# mount), which is why the profile's requests take 5 ms and more.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/mount_lib.bash"
 command -v fio >/dev/null || { echo "fio is not installed (run.sh installs it)"; exit 1; }
@@ -25,7 +26,7 @@ layer = "device"
 name = "mounted"
 [params]
 sustained_mbps = 20
-op_overhead_us = 2000
+op_overhead_us = 5000
 burst_bytes = 40_000_000
 burst_mbps = 60
 TOML
@@ -43,10 +44,11 @@ for bs in 64k 256k 1m; do
 done
 out=$("$STREAMDISK" calibrate "${logs[@]}") || fail "calibrate from fio logs on the mount failed: $out"
 within "fio: sustained_mbps" "$(col "$out" sustained_mbps)" 20 0.05
-within "fio: op_overhead_us" "$(col "$out" op_overhead_us)" 2000 0.05
+within "fio: op_overhead_us" "$(col "$out" op_overhead_us)" 5000 0.05
 
-# (2) measure on the mount, then calibrate.
-"${RT[@]}" "$STREAMDISK" measure "$MNT" --sweep blocksize --direct --blocks 64k,256k,1M,4M --seconds 1 \
+# (2) measure on the mount, then calibrate. Blocks up to 1 MiB: FUSE splits
+# larger writes into 1 MiB requests, each paying the per-request cost.
+"${RT[@]}" "$STREAMDISK" measure "$MNT" --sweep blocksize --direct --blocks 64k,128k,256k,512k,1M --seconds 1 \
   --trace "$WORK/sweep.csv" >/dev/null 2>"$WORK/m1.err" || fail "measure blocksize failed: $(cat "$WORK/m1.err")"
 stop_mount
 start_mount -p "$WORK/p.toml" --backing "$BACK" --realtime   # a fresh (empty) burst cache
@@ -58,6 +60,6 @@ out=$("$STREAMDISK" calibrate "$WORK/sweep.csv" "$WORK/sustained.csv" -o "$WORK/
 within "loop: sustained_mbps" "$(col "$out" sustained_mbps)" 20 0.05
 within "loop: burst_bytes" "$(col "$out" burst_bytes)" 40000000 0.05
 within "loop: burst_mbps" "$(col "$out" burst_mbps)" 60 0.05
-within "loop: op_overhead_us" "$(col "$out" op_overhead_us)" 2000 0.05
+within "loop: op_overhead_us" "$(col "$out" op_overhead_us)" 5000 0.05
 "$STREAMDISK" show "$WORK/back.toml" >/dev/null || fail "the calibrated profile does not load"
 finish

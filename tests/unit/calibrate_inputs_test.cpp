@@ -112,3 +112,15 @@ TEST_CASE("filesystem overhead from the same sweep under two filesystems", "[cal
   REQUIRE(toml.ok());
   CHECK(parse_profile_text(*toml, "fs.toml").ok());
 }
+
+TEST_CASE("measure's buffered block-size sweep is a sweep, a buffered sustained write feeds the page-cache fit",
+          "[calibrate][inputs]") {
+  Trace t;
+  t.records.push_back({0, 0.001, OpKind::Write, "1", 0, 4096, 0, 1, std::nullopt, 0});
+  t.meta = {{"sweep", "blocksize"}, {"direct", "0"}};
+  CHECK_FALSE(series_from_trace(t, "sweep.csv")->buffered);
+  t.meta = {{"sweep", "sustained"}, {"direct", "0"}};
+  CHECK(series_from_trace(t, "sustained.csv")->buffered);
+  t.meta = {{"direct", "1"}};
+  CHECK_FALSE(series_from_trace(t, "direct.csv")->buffered);
+}
