@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 packages=(cmake ninja-build g++ pkg-config libfuse3-dev fuse3 libeigen3-dev libtomlplusplus-dev catch2
-          libfmt-dev libcli11-dev nlohmann-json3-dev fio)
+          libfmt-dev libcli11-dev nlohmann-json3-dev fio sox)
 packages+=(jq sox sndfile-programs libsndfile1-dev)  # measure/record tests: JSON checks, independent audio readers
 missing=()
 for p in "${packages[@]}"; do
