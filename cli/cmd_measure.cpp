@@ -1,0 +1,231 @@
+// streamdisk measure PATH --sweep blocksize|threads|sustained|fill [--direct] [--fsync M] [--json] [--trace F]
+#include <unistd.h>
+
+#include <cmath>
+#include <memory>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "measure/cleanup.h"
+#include "measure/measure.h"
+#include "models/units.h"
+
+namespace sd::cli {
+namespace {
+
+struct MeasureArgs {
+  ProfileArgs prof;
+  std::string path, sweep = "blocksize", fsync = "end", blocks, threads, seconds, size, fill_to, fill_step, trace;
+  std::string formats, channels, sample_bits;
+  bool direct = false, json = false, progress = false, until_steady = false;
+  double window = 0.5;
+};
+
+// "4k,64k,1MiB" -> bytes; "1,2,4" -> counts.
+template <class T, class Parse>
+Result<std::vector<T>> parse_list(const std::string& text, const char* what, Parse parse) {
+  std::vector<T> out;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');) {
+    auto v = parse(item);
+    if (!v || *v < 1) return Result<std::vector<T>>::error(fmt::format("{}: '{}' is not a positive {}", what, item, what));
+    out.push_back(static_cast<T>(*v));
+  }
+  return out;
+}
+
+// Progress on stderr: a line rewritten in place on a terminal, or one line a
+// second when forced with --progress into a file or pipe.
+class ProgressLine {
+ public:
+  explicit ProgressLine(bool forced) : tty_(::isatty(2) != 0), on_(tty_ || forced) {}
+  void operator()(const SweepProgress& p) {
+    if (!on_) return;
+    double t = clock_.now();
+    if (t - last_ < (tty_ ? 0.25 : 1.0)) return;
+    last_ = t;
+    std::string eta = p.fraction > 0.01 ? format_duration(t * (1 - p.fraction) / p.fraction) : "?";
+    std::string line = fmt::format("measure: {:<26} {:>3.0f} %  {:>12}  ETA {}", p.phase, p.fraction * 100,
+                                   format_rate(p.rate), eta);
+    if (tty_)
+      fmt::print(stderr, "\r{:<78}", line);
+    else
+      fmt::print(stderr, "{}\n", line);
+    std::fflush(stderr);
+    shown_ = true;
+  }
+  void done() {
+    if (tty_ && shown_) fmt::print(stderr, "\r{:<78}\r", "");
+  }
+
+ private:
+  bool tty_, on_, shown_ = false;
+  RealClock clock_;
+  double last_ = -1;
+};
+
+std::string cell(const std::string& col, double v) {
+  if (std::isnan(v)) return "-";
+  if (col.ends_with("_bytes") || col == "bytes") return v == 0 ? "0" : format_size(v);
+  if (col.ends_with("_mbps")) return fmt::format("{:.1f}", v);
+  if (col.starts_with("fill")) return fmt::format("{:.1f} %", v * 100);
+  if (col == "threads" || col == "channels") return fmt::format("{:.0f}", v);
+  if (col == "format") return std::string(format_name(static_cast<FormatKind>(static_cast<int>(v))));
+  return fmt::format("{:.3f}", v);
+}
+
+void print_human(const MeasureReport& r) {
+  fmt::print("streamdisk measure --sweep {} on {} ({}, fsync {})\n", sweep_name(r.sweep), r.target,
+             r.direct_used ? "O_DIRECT" : "buffered", r.fsync);
+  const auto& cols = r.table.columns;
+  for (const auto& c : cols) fmt::print("{:>{}}", c, std::max<size_t>(12, c.size() + 2));
+  fmt::print("\n");
+  for (const auto& row : r.table.rows) {
+    for (size_t i = 0; i < cols.size(); ++i) fmt::print("{:>{}}", cell(cols[i], row[i]), std::max<size_t>(12, cols[i].size() + 2));
+    fmt::print("\n");
+  }
+  for (const auto& [k, v] : r.summary) fmt::print("{:<24} {}\n", k, cell(k, v));
+  for (const auto& n : r.notes) fmt::print("note: {}\n", n);
+  if (r.cancelled) fmt::print("interrupted: partial results, test files removed, no trace written\n");
+}
+
+nlohmann::json to_json(const MeasureReport& r) {
+  nlohmann::json j = {{"format", "streamdisk-measure"}, {"format_version", 1}, {"sweep", sweep_name(r.sweep)},
+                      {"target", r.target}, {"direct_requested", r.direct_requested}, {"direct_used", r.direct_used},
+                      {"fsync", r.fsync}, {"notes", r.notes}, {"cancelled", r.cancelled},
+                      {"columns", r.table.columns}};
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& row : r.table.rows) {
+    nlohmann::json jr = nlohmann::json::array();
+    for (size_t i = 0; i < row.size(); ++i)
+      jr.push_back(r.table.columns[i] == "format" ? nlohmann::json(cell("format", row[i])) : nlohmann::json(row[i]));
+    rows.push_back(jr);
+  }
+  j["rows"] = rows;
+  j["summary"] = nlohmann::json::object();
+  for (const auto& [k, v] : r.summary) j["summary"][k] = std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v);
+  j["error"] = r.error ? errno_name(r.error) : "";
+  return j;
+}
+
+Result<MeasureConfig> to_config(const MeasureArgs& a) {
+  using R = Result<MeasureConfig>;
+  MeasureConfig c;
+  auto kind = sweep_from_name(a.sweep);
+  if (!kind)
+    return R::error(fmt::format("unknown sweep '{}': use blocksize, threads, sustained, fill or formats", a.sweep));
+  c.sweep = *kind;
+  if (a.path.empty() == a.prof.profile.empty())
+    return R::error("give either a directory to measure (measure PATH) or --profile P to run the sweep on a model");
+  c.path = a.path;
+  c.profile = a.prof.profile;
+  c.sets = a.prof.sets;
+  c.direct = a.direct;
+  auto f = fsync_mode_from_name(a.fsync);
+  if (!f) return R::error(fmt::format("--fsync '{}': use every, end or never", a.fsync));
+  c.fsync = *f;
+  if (!a.blocks.empty()) {
+    auto b = parse_list<uint64_t>(a.blocks, "block size", parse_size);
+    if (!b) return R::error("--blocks " + b.message());
+    c.blocks = *b;
+  }
+  if (!a.threads.empty()) {
+    auto t = parse_list<int>(a.threads, "thread count", parse_count);
+    if (!t) return R::error("--threads " + t.message());
+    c.threads = *t;
+  }
+  if (!a.formats.empty()) {
+    std::stringstream ss(a.formats);
+    for (std::string item; std::getline(ss, item, ',');) {
+      auto k = format_from_name(item);
+      if (!k) return R::error("--formats: " + k.message());
+      c.formats.push_back(*k);
+    }
+  }
+  if (!a.channels.empty()) {
+    auto ch = parse_list<uint32_t>(a.channels, "channel count", parse_count);
+    if (!ch) return R::error("--channels " + ch.message());
+    c.channels = *ch;
+  }
+  if (!a.sample_bits.empty()) {
+    auto b = parse_count(a.sample_bits);
+    if (!b || (*b != 8 && *b != 16 && *b != 24 && *b != 32))
+      return R::error(fmt::format("--sample-bits '{}': use 8, 16, 24 or 32", a.sample_bits));
+    c.sample_bits = static_cast<uint32_t>(*b);
+  }
+  bool fmt_opts = !a.formats.empty() || !a.channels.empty() || !a.sample_bits.empty();
+  if (fmt_opts && c.sweep != SweepKind::Formats)
+    return R::error("--formats, --channels and --sample-bits are only for --sweep formats");
+  auto num = [](const std::string& text, const char* opt, auto parse, double& out) -> Status {
+    if (text.empty()) return {};
+    auto v = parse(text);
+    if (!v || *v <= 0) return Status::error(fmt::format("{} '{}': {}", opt, text, v ? "must be positive" : v.message()));
+    out = *v;
+    return {};
+  };
+  for (Status st : {num(a.seconds, "--seconds", parse_duration, c.seconds), num(a.size, "--size", parse_size, c.size),
+                    num(a.fill_to, "--fill-to", parse_fraction, c.fill_to),
+                    num(a.fill_step, "--fill-step", parse_size, c.fill_step)})
+    if (!st.ok()) return R::error(st.message());
+  if (!a.fill_to.empty() && c.sweep != SweepKind::Fill) return R::error("--fill-to is only for --sweep fill");
+  c.until_steady = a.until_steady;
+  c.window = a.window;
+  c.trace_path = a.trace;
+  if (a.trace == "-" && a.json) return R::error("--trace - and --json both want stdout: write the trace to a file");
+  return c;
+}
+
+}  // namespace
+
+Handler setup_measure(CLI::App& sub) {
+  auto a = std::make_shared<MeasureArgs>();
+  sub.add_option("path", a->path, "Directory on the storage to measure (test files are created and removed there)");
+  add_profile_options(sub, a->prof, /*required=*/false);
+  sub.add_option("--sweep", a->sweep, "blocksize (000), threads (001), sustained (002), fill (000) or formats (000)");
+  sub.add_flag("--direct", a->direct, "O_DIRECT (bypass the page cache); falls back to buffered where refused");
+  sub.add_option("--fsync", a->fsync, "every (after each write), end (once per file, default) or never");
+  sub.add_option("--blocks", a->blocks, "Block sizes, comma-separated (default 512,2k,...,8MiB; sustained/fill 1MiB)");
+  sub.add_option("--threads", a->threads, "Thread counts for --sweep threads (default 1,2,3,4)");
+  sub.add_option("--seconds", a->seconds, "Time per point (blocksize 1s, threads 0.5s) or in all (sustained 30s)");
+  sub.add_option("--size", a->size, "Bytes per point / file at most (blocksize 128MiB, threads 256MiB, sustained 1GiB)");
+  sub.add_option("--fill-to", a->fill_to, "Fill sweep: fill the filesystem up to this level (required, at most 95%)");
+  sub.add_option("--fill-step", a->fill_step, "Fill sweep: bytes written per step (default 5% of the capacity)");
+  sub.add_option("--formats", a->formats, "Formats sweep: file formats, comma-separated (default raw,tdms,w64)");
+  sub.add_option("--channels", a->channels, "Formats sweep: channel counts (default 4,8,16,32)");
+  sub.add_option("--sample-bits", a->sample_bits, "Formats sweep: bits per sample (default 16)");
+  sub.add_flag("--until-steady", a->until_steady, "Sustained: stop once past the write cliff and steady for 3 s");
+  sub.add_option("--window", a->window, "Sustained: rate window in seconds")->check(CLI::Range(0.01, 60.0));
+  sub.add_option("--trace", a->trace, "Write every operation to this native trace CSV ('-' for stdout)");
+  sub.add_flag("--json", a->json, "Print the result as JSON");
+  sub.add_flag("--progress", a->progress, "Show progress on stderr even when it is not a terminal");
+  sub.footer(
+      "Examples:\n"
+      "  streamdisk measure /media/usb --sweep blocksize                 # 000's method, ~20 s\n"
+      "  streamdisk measure /media/usb --sweep sustained --direct --seconds 2min --trace stick.csv\n"
+      "  streamdisk measure /mnt/ssd --sweep threads --blocks 4k,128k,1M --threads 1,2,4\n"
+      "  streamdisk measure /media/usb --sweep fill --fill-to 85%        # writes until 85 % full\n"
+      "  streamdisk measure /media/usb --sweep formats --formats raw,tdms,wav --channels 4,32\n"
+      "  streamdisk measure --profile samsung-960evo-250g --sweep sustained --seconds 20   # the model, virtual time\n"
+      "Test files are removed afterwards, also on Ctrl-C.");
+  return [a] {
+    auto cfg = to_config(*a);
+    if (!cfg) return bad_input(cfg.message());
+    auto progress = std::make_shared<ProgressLine>(a->progress);
+    cfg->progress = [progress](const SweepProgress& p) { (*progress)(p); };
+    cfg->command_line = "streamdisk measure";
+    auto r = run_measure(*cfg);
+    progress->done();
+    if (!r) return bad_input(r.message());
+    if (a->json)
+      fmt::print("{}\n", to_json(*r).dump(2));
+    else
+      print_human(*r);
+    if (r->cancelled) return 128 + (cleanup::signal_received() ? cleanup::signal_received() : 2);
+    return r->error ? kExitFailure : kExitOk;
+  };
+}
+
+}  // namespace sd::cli

@@ -1,0 +1,143 @@
+// streamdisk record DIR -c N -r RATE -b BITS -f FORMAT --buffer B -d T [--trace F] [--json]
+#include <unistd.h>
+
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "cli/recording_args.h"
+#include "measure/cleanup.h"
+#include "measure/record.h"
+#include "models/units.h"
+#include "sim/verdict.h"
+
+namespace sd::cli {
+namespace {
+
+struct RecordArgs {
+  std::string dir, name = "rec", trace;
+  RecordingArgs rec;
+  bool json = false;
+};
+
+// The keys and wording are simulate's, so the two outputs compare line by line.
+nlohmann::json to_json(const RecorderConfig& c, const RecordReport& rep) {
+  const RecorderResult& r = rep.result;
+  nlohmann::json files = nlohmann::json::array();
+  for (size_t i = 0; i < r.files.size(); ++i)
+    files.push_back({{"name", r.files[i].name}, {"bytes", r.files[i].bytes}, {"path", rep.paths[i]}});
+  auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  return {{"format", "streamdisk-record"},
+          {"format_version", 1},
+          {"channels", c.stream.channels},
+          {"sample_rate", c.stream.sample_rate},
+          {"sample_bits", c.stream.sample_bits},
+          {"float", c.stream.is_float},
+          {"file_format", std::string(format_name(c.format))},
+          {"duration_s", c.duration_s},
+          {"data_rate_bytes_per_s", r.data_rate},
+          {"buffer_bytes", r.buffer_bytes},
+          {"block_bytes", r.block_bytes},
+          {"period_frames", r.period_frames},
+          {"overrun_events", r.overrun_events},
+          {"dropped_periods", r.dropped_periods},
+          {"samples_lost", r.samples_lost()},
+          {"first_overrun_s", opt(r.first_overrun_s)},
+          {"peak_buffer_bytes", r.peak_buffer_bytes},
+          {"frames_total", r.frames_total},
+          {"frames_written", r.frames_written},
+          {"frames_not_written", r.frames_not_written},
+          {"writes", r.ops},
+          {"payload_bytes", r.payload_bytes},
+          {"header_bytes", r.other_bytes},
+          {"longest_block_write_s", r.max_block_s},
+          {"finish_s", r.end_s - r.start_s},
+          {"files", files},
+          {"stopped_reason", r.stopped_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.stopped_reason)},
+          {"stopped_s", opt(r.stopped_s)},
+          {"direct_used", rep.direct_used},
+          {"notes", rep.notes},
+          {"warnings", recording_warnings(c, r)},
+          {"verdict", verdict_line(c, r)},
+          {"ok", recording_ok(r)}};
+}
+
+void print_text(const std::string& dir, const RecorderConfig& c, const RecordReport& rep) {
+  const RecorderResult& r = rep.result;
+  auto row = [](std::string_view k, const std::string& v) { fmt::print("  {:<14} {}\n", k, v); };
+  row("target", fmt::format("{} ({})", dir, rep.direct_used ? "O_DIRECT" : "buffered"));
+  row("stream", fmt::format("{}, {}, {}", stream_text(c.stream), format_name(c.format), format_duration(c.duration_s)));
+  row("buffer", fmt::format("{} ring, {} blocks, {}-frame periods", format_size(static_cast<double>(r.buffer_bytes)),
+                            format_size(static_cast<double>(r.block_bytes)), r.period_frames));
+  row("written", fmt::format("{} in {} operations (headers/metadata {})",
+                             format_size(static_cast<double>(r.payload_bytes)), r.ops,
+                             format_size(static_cast<double>(r.other_bytes))));
+  for (size_t i = 0; i < std::min<size_t>(r.files.size(), 4); ++i)
+    row("file", fmt::format("{}  {}", rep.paths[i], format_size(static_cast<double>(r.files[i].bytes))));
+  if (r.files.size() > 4) row("files", fmt::format("{} in all", r.files.size()));
+  row("overruns", r.overrun_events == 0
+                      ? std::string("none")
+                      : fmt::format("{} events, first after {}; {} periods, {} samples lost", r.overrun_events,
+                                    format_duration(*r.first_overrun_s), r.dropped_periods, r.samples_lost()));
+  row("peak buffer", fmt::format("{} ({:.0f} % of the ring)", format_size(static_cast<double>(r.peak_buffer_bytes)),
+                                 100.0 * static_cast<double>(r.peak_buffer_bytes) /
+                                     static_cast<double>(std::max<uint64_t>(1, r.buffer_bytes))));
+  row("slowest block", format_duration(r.max_block_s));
+  if (!r.stopped_reason.empty()) row("stopped", fmt::format("after {}: {}", format_duration(*r.stopped_s), r.stopped_reason));
+  for (const auto& n : rep.notes) row("note", n);
+  for (const auto& w : recording_warnings(c, r)) row("warning", w);
+  fmt::print("{}\n", verdict_line(c, r));
+}
+
+}  // namespace
+
+Handler setup_record(CLI::App& sub) {
+  auto a = std::make_shared<RecordArgs>();
+  sub.add_option("dir", a->dir, "Directory to record into")->required();
+  add_recording_options(sub, a->rec);
+  sub.remove_option(sub.get_option("--fill"));  // model-only options
+  sub.remove_option(sub.get_option("--seed"));
+  sub.add_option("--name", a->name, "Base name of the files: NAME.w64, NAME_ch01.raw... (default rec)");
+  sub.add_option("--trace", a->trace, "Write every operation to this native trace CSV");
+  sub.add_flag("--json", a->json, "Print JSON (the same keys as simulate --json)");
+  sub.footer(
+      "The reference recorder: simulate's recorder (exact-rate producer, ring buffer, writer draining it\n"
+      "through the format's writes) in wall time on real storage. Files hold a reference signal that\n"
+      "readers can check (WAV/RF64/W64/CAF: libsndfile, sox; TDMS: NI's file format; raw + .json sidecar).\n"
+      "Overruns are reported exactly as `simulate` reports them. Ctrl-C stops and removes the partial files.\n\n"
+      "Examples:\n"
+      "  streamdisk record /media/usb -c 48 -r 48k -b 16 -f w64 --buffer 1MiB -d 60s\n"
+      "  streamdisk record /mnt/streamdisk -c 18 -r 48k -b 24 -f wav -d 30s --json   # through `mount`\n"
+      "  streamdisk record /tmp -c 4 -r 25.6k -b 24 -f tdms -d 10s --trace rec.csv");
+  return [a] {
+    auto cfg = recorder_config(a->rec);
+    if (!cfg) return bad_input(cfg.message());
+    if (a->name.empty() || a->name.find('/') != std::string::npos)
+      return bad_input(fmt::format("--name '{}' must be a plain file name without '/'", a->name));
+    cfg->base_name = a->name;
+    RecordOptions o;
+    o.dir = a->dir;
+    o.rec = *cfg;
+    o.trace_path = a->trace;
+    o.command_line = "streamdisk record";
+    o.cancel = cleanup::cancel_flag();
+    bool tty = isatty(STDERR_FILENO) != 0;
+    if (tty) o.progress = [](double f) { fmt::print(stderr, "\rrecording... {:3.0f} %", f * 100); };
+    auto rep = run_record(o);
+    if (tty) fmt::print(stderr, "\r{:30}\r", "");
+    if (!rep) return bad_input(rep.message());
+    if (rep->cancelled) {
+      fmt::print(stderr, "streamdisk: interrupted: the partial recording was removed\n");
+      return 128 + (cleanup::signal_received() ? cleanup::signal_received() : 2);
+    }
+    if (a->json)
+      fmt::print("{}\n", to_json(*cfg, *rep).dump(2));
+    else
+      print_text(a->dir, *cfg, *rep);
+    return rep->result.stop_errno && rep->result.stop_errno != EFBIG ? kExitFailure : kExitOk;
+  };
+}
+
+}  // namespace sd::cli

@@ -1,0 +1,233 @@
+#include "measure/real_device.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "measure/cleanup.h"
+
+namespace sd {
+
+Result<std::unique_ptr<RealDevice>> RealDevice::open(const RealDeviceOptions& opt, Clock& clock) {
+  struct stat st{};
+  if (::stat(opt.dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return Result<std::unique_ptr<RealDevice>>::error(
+        fmt::format("{} is not a directory: give an existing directory on the storage to measure", opt.dir));
+  if (::access(opt.dir.c_str(), W_OK) != 0)
+    return Result<std::unique_ptr<RealDevice>>::error(
+        fmt::format("{} is not writable: give a directory you may write to", opt.dir));
+  std::unique_ptr<RealDevice> d(new RealDevice(opt, clock, /*owner=*/true));
+  if (opt.probe_direct) d->probe_direct();
+  return d;
+}
+
+RealDevice::RealDevice(RealDeviceOptions opt, Clock& clock, bool owner)
+    : opt_(std::move(opt)), clock_(clock), owner_(owner), pid_(static_cast<int>(::getpid())) {}
+
+std::unique_ptr<RealDevice> RealDevice::sibling() const {
+  std::unique_ptr<RealDevice> d(new RealDevice(opt_, clock_, /*owner=*/false));
+  d->direct_ok_ = direct_ok_;
+  d->direct_note_ = direct_note_;
+  d->dio_align_ = dio_align_;
+  return d;
+}
+
+RealDevice::~RealDevice() {
+  if (owner_ && !opt_.keep_files) remove_created();
+  for (auto& [f, fds] : fds_) {
+    if (fds.buffered >= 0) ::close(fds.buffered);
+    if (fds.direct >= 0) ::close(fds.direct);
+  }
+  std::free(buf_);
+}
+
+std::string RealDevice::path(FileId f) const {
+  auto it = names_.find(f);
+  if (it != names_.end()) return opt_.dir + "/" + it->second;
+  return fmt::format("{}/{}-{}-{}.dat", opt_.dir, opt_.prefix, pid_, f);
+}
+
+// Creates a probe file with O_DIRECT and writes one aligned block: tmpfs
+// refuses the open (EINVAL), some FUSE filesystems the write.
+void RealDevice::probe_direct() {
+  std::string p = fmt::format("{}/{}-{}-probe.dat", opt_.dir, opt_.prefix, pid_);
+  cleanup::register_path(p);
+  int fd = ::open(p.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_DIRECT | O_CLOEXEC, 0644);
+  int err = fd < 0 ? errno : 0;
+  if (fd >= 0) {
+#ifdef STATX_DIOALIGN
+    struct statx sx{};
+    if (::statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 && (sx.stx_mask & STATX_DIOALIGN) &&
+        sx.stx_dio_offset_align > 0)
+      dio_align_ = std::max(sx.stx_dio_offset_align, sx.stx_dio_mem_align);
+#endif
+    char* b = buffer(std::max<uint32_t>(dio_align_, 4096));
+    if (::pwrite(fd, b, dio_align_, 0) != static_cast<ssize_t>(dio_align_)) err = errno ? errno : EIO;
+    ::close(fd);
+  }
+  ::unlink(p.c_str());
+  cleanup::unregister_path(p);
+  direct_ok_ = err == 0;
+  if (!direct_ok_)
+    direct_note_ = fmt::format(
+        "O_DIRECT refused by the filesystem at {} ({}: tmpfs and most FUSE filesystems do not support it); "
+        "measuring buffered I/O instead",
+        opt_.dir, std::strerror(err));
+}
+
+// A page-aligned buffer of at least `bytes`, filled with an xorshift pattern
+// so that compressing or deduplicating storage cannot cheat.
+char* RealDevice::buffer(uint64_t bytes) {
+  if (bytes <= buf_bytes_) return buf_;
+  uint64_t n = std::max<uint64_t>(bytes, 1 << 20);
+  n = (n + 4095) / 4096 * 4096;
+  void* p = nullptr;
+  if (::posix_memalign(&p, 4096, n) != 0) std::abort();  // out of memory: nothing sensible to do
+  std::free(buf_);
+  buf_ = static_cast<char*>(p);
+  buf_bytes_ = n;
+  uint64_t x = 0x9E3779B97F4A7C15ull ^ n;
+  auto* w = reinterpret_cast<uint64_t*>(buf_);
+  for (uint64_t i = 0; i < n / 8; ++i) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    w[i] = x;
+  }
+  return buf_;
+}
+
+int RealDevice::fd_for(FileId f, bool direct, bool create, int& err) {
+  Fds& fds = fds_[f];
+  int& fd = direct ? fds.direct : fds.buffered;
+  if (fd >= 0) return fd;
+  int flags = O_RDWR | O_CLOEXEC | (direct ? O_DIRECT : 0) | (create ? O_CREAT | O_TRUNC : 0);
+  fd = ::open(path(f).c_str(), flags, 0644);
+  if (fd < 0) err = errno;
+  return fd;
+}
+
+void RealDevice::close_file(FileId f) {
+  auto it = fds_.find(f);
+  if (it == fds_.end()) return;
+  if (it->second.buffered >= 0) ::close(it->second.buffered);
+  if (it->second.direct >= 0) ::close(it->second.direct);
+  fds_.erase(it);
+}
+
+Completion RealDevice::submit(const Op& op, double now) {
+  const bool direct = op.direct && direct_ok_;
+  int err = 0;
+  uint64_t done_bytes = 0;
+  switch (op.kind) {
+    case OpKind::Create: {
+      std::string p = path(op.file);
+      cleanup::register_path(p);
+      if (fd_for(op.file, direct, /*create=*/true, err) >= 0 && owner_) created_.push_back(op.file);
+      if (err) cleanup::unregister_path(p);
+      break;
+    }
+    case OpKind::Write:
+    case OpKind::Read: {
+      int fd = fd_for(op.file, direct, false, err);
+      if (fd < 0) break;
+      if (op.kind == OpKind::Write && opt_.cancel && opt_.cancel->load()) {
+        err = ECANCELED;
+        break;
+      }
+      char* b = buffer(op.bytes);
+      if (op.kind == OpKind::Write && op.data) {
+        // The caller's bytes (headers, samples). O_DIRECT needs them in the aligned buffer.
+        if (direct) std::memcpy(b, op.data, op.bytes);
+        else b = const_cast<char*>(static_cast<const char*>(op.data));  // pwrite only reads it
+      }
+      while (done_bytes < op.bytes) {
+        auto off = static_cast<off_t>(op.offset + done_bytes);
+        ssize_t n = op.kind == OpKind::Write ? ::pwrite(fd, b + done_bytes, op.bytes - done_bytes, off)
+                                             : ::pread(fd, b + done_bytes, op.bytes - done_bytes, off);
+        if (n < 0 && errno == EINTR && !cleanup::cancel_flag()->load()) continue;
+        if (n < 0) {
+          err = errno;
+          break;
+        }
+        if (n == 0) break;  // EOF on read
+        done_bytes += static_cast<uint64_t>(n);
+      }
+      break;
+    }
+    case OpKind::Fsync: {
+      int fd = fd_for(op.file, false, false, err);
+      if (fd >= 0 && ::fsync(fd) != 0) err = errno;
+      break;
+    }
+    case OpKind::Truncate: {
+      int fd = fd_for(op.file, false, false, err);
+      if (fd >= 0 && ::ftruncate(fd, static_cast<off_t>(op.bytes)) != 0) err = errno;
+      break;
+    }
+    case OpKind::Close:
+      close_file(op.file);
+      break;
+    case OpKind::Remove: {
+      close_file(op.file);
+      std::string p = path(op.file);
+      if (::unlink(p.c_str()) != 0) err = errno;
+      cleanup::unregister_path(p);
+      created_.erase(std::remove(created_.begin(), created_.end(), op.file), created_.end());
+      break;
+    }
+  }
+  return {std::max(now, clock_.now()), err, done_bytes};
+}
+
+std::string RealDevice::drop_cache(FileId f, bool direct) {
+  if (direct && direct_ok_) return "bypassed (O_DIRECT)";
+  int err = 0;
+  int fd = fd_for(f, false, false, err);
+  if (fd < 0) return fmt::format("not dropped ({})", std::strerror(err));
+  ::fdatasync(fd);
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  // Check: how much of the file is still in memory?
+  struct stat st{};
+  if (::fstat(fd, &st) != 0 || st.st_size == 0) return "dropped (fadvise DONTNEED)";
+  size_t len = static_cast<size_t>(st.st_size);
+  void* m = ::mmap(nullptr, len, PROT_READ, MAP_SHARED, fd, 0);
+  if (m == MAP_FAILED) return "fadvise DONTNEED (residency not checked)";
+  long page = ::sysconf(_SC_PAGESIZE);
+  std::vector<unsigned char> vec((len + static_cast<size_t>(page) - 1) / static_cast<size_t>(page));
+  size_t resident = 0;
+  if (::mincore(m, len, vec.data()) == 0)
+    for (unsigned char v : vec) resident += v & 1;
+  ::munmap(m, len);
+  double frac = vec.empty() ? 0 : static_cast<double>(resident) / static_cast<double>(vec.size());
+  if (frac < 0.01) return "dropped (fadvise DONTNEED)";
+  return fmt::format("not dropped: {:.0f} % of the file stays in memory (tmpfs or a FUSE mount?)", frac * 100);
+}
+
+SpaceInfo RealDevice::space() const {
+  struct statvfs v{};
+  if (::statvfs(opt_.dir.c_str(), &v) != 0) return {};
+  return {static_cast<double>(v.f_blocks) * static_cast<double>(v.f_frsize),
+          static_cast<double>(v.f_bavail) * static_cast<double>(v.f_frsize)};
+}
+
+void RealDevice::remove_created() {
+  for (FileId f : created_) {
+    close_file(f);
+    std::string p = path(f);
+    ::unlink(p.c_str());
+    cleanup::unregister_path(p);
+  }
+  created_.clear();
+}
+
+}  // namespace sd

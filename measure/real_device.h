@@ -1,0 +1,95 @@
+// RealDevice: the Device interface on real storage (DESIGN.md: record/measure
+// = workload x RealDevice x real clock). Each operation is performed with a
+// system call on a file under a directory and completes when the call
+// returns, timed with the given Clock (a RealClock in practice).
+//
+// Files: FileId f is "<dir>/<prefix>-<pid>-<f>.dat". A device removes the
+// files it created when it is destroyed (and registers them with the signal
+// cleanup in measure/cleanup.h, so Ctrl-C removes them too). Other devices on
+// the same directory and prefix (one per reader thread) open those files on
+// first use and never remove them.
+//
+// O_DIRECT: an operation with Op::direct uses a file descriptor opened with
+// O_DIRECT and a page-aligned buffer. open() probes whether the filesystem
+// accepts O_DIRECT; where it refuses (tmpfs, most FUSE mounts) the device
+// falls back to buffered I/O and says so in direct_note().
+//
+// Data: a write stores Op::data when given (record's headers and samples),
+// else a fixed pseudo-random pattern (so compressing storage cannot cheat).
+//
+// Threading: one device per thread; the Clock's now() must be thread-safe.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "models/device.h"
+#include "models/status.h"
+#include "sim/sweeps.h"
+
+namespace sd {
+
+struct RealDeviceOptions {
+  std::string dir;                       // an existing, writable directory
+  std::string prefix = "streamdisk-measure";
+  bool probe_direct = true;              // find out whether O_DIRECT works here
+  bool keep_files = false;               // record: the files are the output, never removed
+  // Once set (Ctrl-C), writes fail with ECANCELED so a workload without its
+  // own cancel check (the recorder) stops at its next write. Not owned.
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+class RealDevice final : public Device {
+ public:
+  // Fails with a message naming `dir` if it is missing or not writable.
+  static Result<std::unique_ptr<RealDevice>> open(const RealDeviceOptions& opt, Clock& clock);
+  // A device for another thread on the same directory and files (same pid
+  // and prefix); it does not remove files and shares the O_DIRECT verdict.
+  std::unique_ptr<RealDevice> sibling() const;
+  ~RealDevice() override;
+  RealDevice(const RealDevice&) = delete;
+  RealDevice& operator=(const RealDevice&) = delete;
+
+  Completion submit(const Op& op, double now) override;
+
+  std::string path(FileId f) const;
+  // Gives `f` a file name in the directory instead of the generated one (record).
+  void name_file(FileId f, std::string name) { names_[f] = std::move(name); }
+  bool direct_works() const { return direct_ok_; }
+  const std::string& direct_note() const { return direct_note_; }  // empty if O_DIRECT works
+  uint32_t direct_alignment() const { return dio_align_; }         // bytes (offset and size)
+  // Evicts `f` from the page cache before a timed read (fdatasync, then
+  // posix_fadvise DONTNEED) and checks with mincore how much is still
+  // resident. Returns what happened, for the report.
+  std::string drop_cache(FileId f, bool direct);
+  SpaceInfo space() const;  // statvfs of the directory
+  void remove_created();     // unlinks every file this device created
+
+ private:
+  RealDevice(RealDeviceOptions opt, Clock& clock, bool owner);
+  struct Fds {
+    int buffered = -1, direct = -1;
+  };
+  int fd_for(FileId f, bool direct, bool create, int& err);
+  void close_file(FileId f);
+  char* buffer(uint64_t bytes);
+  void probe_direct();
+
+  RealDeviceOptions opt_;
+  Clock& clock_;
+  bool owner_;
+  bool direct_ok_ = false;
+  std::string direct_note_;
+  uint32_t dio_align_ = 4096;
+  int pid_;
+  std::unordered_map<FileId, Fds> fds_;
+  std::unordered_map<FileId, std::string> names_;
+  std::vector<FileId> created_;
+  char* buf_ = nullptr;  // page-aligned, filled with a non-repeating pattern
+  uint64_t buf_bytes_ = 0;
+};
+
+}  // namespace sd

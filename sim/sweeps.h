@@ -1,0 +1,214 @@
+// Benchmark workloads with the source documents' methods, written once against
+// the Device and Clock interfaces (STYLE.md 1): against ModelDevice on a
+// VirtualClock they predict what a benchmark would show; against RealDevice
+// (measure/) on a RealClock they are the benchmark.
+//
+//   blocksize  the same block written back to back for T s per point, swept
+//              over block size, then read back (document 000's method)
+//   threads    a file read by 1..N threads, swept over block size (001's table)
+//   sustained  one long write logging every write's latency, rate per window,
+//              and where the rate falls off a cliff (002's method)
+//   fill       write until the device is X % full, rate per fill step (000)
+//   formats    the same block of frames appended over and over for T s through
+//              each file format's layout (sim/format.h) and channel count:
+//              binary vs TDMS vs WAV/RF64/W64/CAF (000's format comparison)
+//
+// Units: bytes, seconds, bytes/s. Every operation goes to `SweepEnv::trace`
+// as a native trace record (models/trace.h). A sweep returns its result table;
+// `*_table()` turns it into named columns for the CLI's table and JSON.
+//
+// Threading: a sweep runs on the calling thread. The threads sweep runs its
+// logical threads either on a deterministic scheduler over one device (virtual
+// time: the thread whose clock is earliest issues next) or on real threads,
+// one Device per thread (SweepEnv::thread_devices), sharing a thread-safe Clock.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/device.h"
+#include "models/trace.h"
+#include "sim/format.h"
+
+namespace sd {
+
+enum class FsyncMode { Never, End, Every };
+std::string_view fsync_mode_name(FsyncMode m);
+std::optional<FsyncMode> fsync_mode_from_name(std::string_view s);
+
+struct SweepProgress {
+  std::string phase;      // "write 4 KiB", "read 1 MiB x 2 threads", "fill 35 %"
+  double fraction = 0;    // of the whole sweep, 0..1 (an estimate for open-ended phases)
+  double rate = 0;        // bytes/s of the current phase so far
+  double elapsed = 0;     // seconds since the sweep started, on its clock
+};
+
+struct SpaceInfo {
+  double total_bytes = 0;  // capacity of the filesystem (or modelled device)
+  double free_bytes = 0;   // free space now
+};
+
+// What every sweep needs besides its own settings. Not owned.
+struct SweepEnv {
+  Device* dev = nullptr;   // the device (thread 0's in the threads sweep)
+  Clock* clock = nullptr;  // now() must be thread-safe if thread_devices is used
+  // Receives every operation, in issue order per thread. Called from the
+  // sweep's own thread only (real threads buffer and hand records over after).
+  std::function<void(const TraceRecord&)> trace;
+  std::function<void(const SweepProgress&)> progress;  // throttling is the callee's job
+  const std::atomic<bool>* cancel = nullptr;           // set (e.g. by SIGINT): stop soon
+  // Before timed reads: evict `file` from the host cache. Returns how ("fadvise
+  // DONTNEED", "O_DIRECT", "not needed: model") or an error text starting "not dropped".
+  std::function<std::string(FileId)> drop_cache;
+  // Threads sweep on real threads: one device per logical thread (size >= the
+  // largest thread count). Empty: virtual scheduling on `dev`.
+  std::vector<Device*> thread_devices;
+  // Fill sweep: capacity and free space now.
+  std::function<SpaceInfo()> space;
+};
+
+// Block sizes of document 000 / 001's sweeps: 512 B ... 8 MiB, factors of 4.
+std::vector<uint64_t> default_sweep_blocks();
+
+// ---- blocksize (document 000) ----
+struct BlockSizeSweep {
+  std::vector<uint64_t> blocks = default_sweep_blocks();
+  double seconds = 5;       // per point and direction (document 000: 5 s)
+  uint64_t max_bytes = 0;   // per point: stop writing at this size (0: no cap)
+  bool read = true;         // then read the point's file back (after drop_cache)
+  bool direct = false;      // O_DIRECT
+  FsyncMode fsync = FsyncMode::End;
+  FileId first_file = 1;    // point i uses first_file + i, removed after it
+};
+struct BlockSizePoint {
+  uint64_t block = 0;
+  uint64_t writes = 0, reads = 0;
+  double write_bytes = 0, write_seconds = 0, write_rate = 0;
+  double read_bytes = 0, read_seconds = 0, read_rate = 0;
+  double write_latency_max = 0;  // slowest single write (s)
+  std::string cache;             // what drop_cache said before the read
+  int error = 0;                 // errno that cut the point short
+};
+struct BlockSizeResult {
+  std::vector<BlockSizePoint> points;
+  bool cancelled = false;
+};
+BlockSizeResult run_blocksize_sweep(const SweepEnv& env, const BlockSizeSweep& s);
+
+// ---- threads (document 001) ----
+struct ThreadsSweep {
+  std::vector<uint64_t> blocks = default_sweep_blocks();
+  std::vector<int> threads = {1, 2, 3, 4};
+  uint64_t file_bytes = 256ull << 20;  // the file read; written first in 1 MiB blocks
+  double seconds = 2;                  // per point, at most (a point also ends at EOF)
+  bool direct = false;
+  FileId file = 1;
+};
+struct ThreadsPoint {
+  uint64_t block = 0;
+  int threads = 0;
+  double bytes = 0, seconds = 0, rate = 0;
+  uint64_t reads = 0;
+  std::string cache;
+  int error = 0;
+};
+struct ThreadsResult {
+  std::vector<ThreadsPoint> points;  // blocks outer, threads inner
+  double setup_write_rate = 0;       // writing the file (buffered/direct as set)
+  bool cancelled = false;
+};
+ThreadsResult run_threads_sweep(const SweepEnv& env, const ThreadsSweep& s);
+
+// ---- sustained (document 002) ----
+struct SustainedSweep {
+  uint64_t block = 1 << 20;
+  uint64_t max_bytes = 1ull << 30;  // stop after this many bytes
+  double max_seconds = 30;          // or this long (0: no time limit)
+  double window = 0.5;              // rate reported per window of this many seconds
+  bool until_steady = false;        // stop early once past a cliff and steady for 3 s
+  bool direct = false;
+  FsyncMode fsync = FsyncMode::End;
+  FileId file = 1;
+};
+struct RateWindow {
+  double start = 0, end = 0, bytes = 0, rate = 0;
+};
+struct SustainedResult {
+  std::vector<RateWindow> windows;
+  std::vector<double> latencies;  // every write's latency (s), in order
+  double bytes = 0, seconds = 0, rate = 0;
+  double initial_rate = 0;       // median of the first windows (<= 2 s)
+  double final_rate = 0;         // mean of the last quarter of the windows
+  std::optional<double> cliff_seconds, cliff_bytes;  // where the rate fell below 70 % of initial for good
+  double fsync_seconds = 0;      // the final fsync (fsync end)
+  int error = 0;
+  bool cancelled = false;
+};
+SustainedResult run_sustained_sweep(const SweepEnv& env, const SustainedSweep& s);
+
+// ---- fill (document 000) ----
+struct FillSweep {
+  double fill_to = 0.9;       // stop when the space in use reaches this fraction
+  double step_bytes = 0;      // bytes per step (0: 5 % of capacity)
+  uint64_t block = 1 << 20;
+  bool direct = false;
+  FsyncMode fsync = FsyncMode::End;
+  FileId first_file = 1;      // step i writes first_file + i; all removed at the end
+};
+struct FillPoint {
+  double fill_before = 0, fill_after = 0;
+  double bytes = 0, seconds = 0, rate = 0;
+};
+struct FillResult {
+  std::vector<FillPoint> points;
+  int error = 0;
+  bool cancelled = false;
+};
+// Fails (before writing anything) if the device is already at or above fill_to
+// or env.space is missing.
+Result<FillResult> run_fill_sweep(const SweepEnv& env, const FillSweep& s);
+
+// ---- formats (document 000) ----
+struct FormatsSweep {
+  std::vector<FormatKind> formats = {FormatKind::Raw, FormatKind::Tdms, FormatKind::W64};
+  std::vector<uint32_t> channels = {4, 8, 16, 32};  // document 000's curves
+  uint64_t block_bytes = 1 << 20;  // payload per block (rounded down to whole frames)
+  uint32_t sample_bits = 16;
+  double sample_rate = 48000;      // only written into headers
+  double seconds = 5;              // per point
+  uint64_t max_bytes = 0;          // payload cap per point (0: none)
+  bool direct = false;
+  FsyncMode fsync = FsyncMode::End;
+  FileId first_file = 1;           // a point's files are first_file.., removed after it
+};
+struct FormatsPoint {
+  FormatKind format = FormatKind::Raw;
+  uint32_t channels = 0;
+  uint64_t blocks = 0, ops = 0;   // blocks appended; write operations issued (all files)
+  double payload_bytes = 0, other_bytes = 0, seconds = 0;
+  double rate = 0;                // payload bytes / s
+  int error = 0;
+};
+struct FormatsResult {
+  std::vector<FormatsPoint> points;  // formats outer, channels inner
+  bool cancelled = false;
+};
+// Fails only for a stream a format cannot hold (before any write).
+Result<FormatsResult> run_formats_sweep(const SweepEnv& env, const FormatsSweep& s);
+
+// ---- result tables ----
+struct SweepTable {
+  std::vector<std::string> columns;  // with units: "block_bytes", "write_mbps"
+  std::vector<std::vector<double>> rows;
+};
+SweepTable blocksize_table(const BlockSizeResult& r);
+SweepTable threads_table(const ThreadsResult& r);
+SweepTable sustained_table(const SustainedResult& r);  // one row per window
+SweepTable fill_table(const FillResult& r);
+SweepTable formats_table(const FormatsResult& r);  // format as its index in FormatKind
+
+}  // namespace sd

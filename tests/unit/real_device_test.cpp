@@ -1,0 +1,157 @@
+// RealDevice (measure/) on a temporary directory: operations really happen,
+// files are named and removed as promised, and the same sweeps that run on
+// the model run here too. Sizes are tiny: these check behaviour, not speed.
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "measure/real_device.h"
+#include "sim/sweeps.h"
+
+using namespace sd;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  TempDir() {
+    char tmpl[] = "/tmp/sd-realdev-XXXXXX";
+    REQUIRE(::mkdtemp(tmpl) != nullptr);
+    path = tmpl;
+  }
+  ~TempDir() { fs::remove_all(path); }
+  size_t entries() const { return static_cast<size_t>(std::distance(fs::directory_iterator(path), {})); }
+  std::string path;
+};
+
+std::unique_ptr<RealDevice> open_dev(const std::string& dir, Clock& clock) {
+  auto d = RealDevice::open({dir}, clock);
+  REQUIRE(d.ok());
+  return std::move(*d);
+}
+
+}  // namespace
+
+TEST_CASE("RealDevice refuses a missing directory with a message naming it", "[realdev]") {
+  RealClock clock;
+  auto d = RealDevice::open({"/nonexistent/sd-dir"}, clock);
+  REQUIRE_FALSE(d.ok());
+  CHECK(d.message().find("/nonexistent/sd-dir is not a directory") != std::string::npos);
+}
+
+TEST_CASE("RealDevice performs writes and reads on real files and times them", "[realdev]") {
+  TempDir tmp;
+  RealClock clock;
+  auto dev = open_dev(tmp.path, clock);
+  double t0 = clock.now();
+  CHECK(dev->submit({OpKind::Create, 7}, t0).error == 0);
+  Completion w = dev->submit({OpKind::Write, 7, 0, 100000}, clock.now());
+  CHECK(w.error == 0);
+  CHECK(w.bytes == 100000);
+  CHECK(w.done >= t0);
+  CHECK(dev->submit({OpKind::Fsync, 7}, clock.now()).error == 0);
+  CHECK(fs::file_size(dev->path(7)) == 100000);
+  Completion r = dev->submit({OpKind::Read, 7, 90000, 65536}, clock.now());
+  CHECK(r.error == 0);
+  CHECK(r.bytes == 10000);  // short read at EOF
+  CHECK(dev->submit({OpKind::Truncate, 7, 0, 4096}, clock.now()).error == 0);
+  CHECK(fs::file_size(dev->path(7)) == 4096);
+  CHECK(dev->submit({OpKind::Remove, 7}, clock.now()).error == 0);
+  CHECK_FALSE(fs::exists(dev->path(7)));
+  CHECK(dev->submit({OpKind::Read, 7, 0, 10}, clock.now()).error == ENOENT);
+}
+
+TEST_CASE("RealDevice removes the files it created when destroyed; siblings do not", "[realdev]") {
+  TempDir tmp;
+  RealClock clock;
+  {
+    auto dev = open_dev(tmp.path, clock);
+    dev->submit({OpKind::Create, 1}, 0);
+    dev->submit({OpKind::Write, 1, 0, 8192}, 0);
+    {
+      auto sib = dev->sibling();
+      CHECK(sib->submit({OpKind::Read, 1, 0, 8192}, 0).bytes == 8192);
+    }
+    CHECK(fs::exists(dev->path(1)));
+    CHECK(tmp.entries() == 1);  // the O_DIRECT probe file is gone too
+  }
+  CHECK(tmp.entries() == 0);
+}
+
+TEST_CASE("RealDevice with O_DIRECT writes aligned blocks, or says why it cannot", "[realdev]") {
+  TempDir tmp;
+  RealClock clock;
+  auto dev = open_dev(tmp.path, clock);
+  if (!dev->direct_works()) {
+    CHECK(dev->direct_note().find("O_DIRECT refused by the filesystem at " + tmp.path) != std::string::npos);
+    return;
+  }
+  CHECK(dev->direct_note().empty());
+  dev->submit({OpKind::Create, 2, 0, 0, true}, 0);
+  Completion w = dev->submit({OpKind::Write, 2, 0, 1 << 20, true}, 0);
+  CHECK(w.error == 0);
+  CHECK(w.bytes == (1u << 20));
+  CHECK(dev->drop_cache(2, true) == "bypassed (O_DIRECT)");
+  CHECK(dev->submit({OpKind::Read, 2, 0, 1 << 20, true}, 0).bytes == (1u << 20));
+}
+
+TEST_CASE("the blocksize sweep runs unchanged against real storage", "[realdev]") {
+  TempDir tmp;
+  RealClock clock;
+  auto dev = open_dev(tmp.path, clock);
+  std::vector<TraceRecord> trace;
+  SweepEnv env;
+  env.dev = dev.get();
+  env.clock = &clock;
+  env.trace = [&](const TraceRecord& r) { trace.push_back(r); };
+  env.drop_cache = [&](FileId f) { return dev->drop_cache(f, false); };
+  BlockSizeSweep s;
+  s.blocks = {4096, 1 << 20};
+  s.seconds = 0.2;
+  s.max_bytes = 4 << 20;
+  auto r = run_blocksize_sweep(env, s);
+  REQUIRE(r.points.size() == 2);
+  for (const auto& p : r.points) {
+    CHECK(p.error == 0);
+    CHECK(p.write_bytes > 0);
+    CHECK(p.write_rate > 0);
+    CHECK(p.read_bytes == p.write_bytes);
+    CHECK_FALSE(p.cache.empty());
+  }
+  CHECK(tmp.entries() == 0);  // each point's file removed
+  // The trace holds every operation, times non-decreasing per row.
+  REQUIRE(trace.size() > 4);
+  for (const auto& t : trace) CHECK(t.end >= t.start);
+}
+
+TEST_CASE("the threads sweep runs on real threads, one device each, reading the whole file", "[realdev]") {
+  TempDir tmp;
+  RealClock clock;
+  auto dev = open_dev(tmp.path, clock);
+  auto sib = dev->sibling();
+  SweepEnv env;
+  env.dev = dev.get();
+  env.clock = &clock;
+  env.thread_devices = {dev.get(), sib.get()};
+  size_t rows = 0;
+  env.trace = [&](const TraceRecord&) { ++rows; };
+  ThreadsSweep s;
+  s.blocks = {65536};
+  s.threads = {1, 2};
+  s.file_bytes = 4 << 20;
+  s.seconds = 30;  // ends at EOF long before
+  auto r = run_threads_sweep(env, s);
+  REQUIRE(r.points.size() == 2);
+  for (const auto& p : r.points) {
+    CHECK(p.bytes == Approx(4 << 20));
+    CHECK(p.reads == 64);
+    CHECK(p.error == 0);
+  }
+  CHECK(rows == 1 + 4 + 1 + 64 + 64 + 2);  // create, 4 writes, fsync, reads, close, remove
+  CHECK(tmp.entries() == 0);
+}
