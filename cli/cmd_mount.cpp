@@ -1,0 +1,142 @@
+// streamdisk mount --profile P (--backing DIR | --discard) [options] MOUNTPOINT
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "fusefs/mount.h"
+#include "models/profile.h"
+#include "models/units.h"
+
+namespace sd::cli {
+namespace {
+
+struct MountArgs {
+  ProfileArgs prof;
+  std::string mountpoint, backing, capacity, prefill, trace, credit = "1ms";
+  bool discard = false, json = false, quiet = false, debug = false, realtime = false;
+  uint64_t seed = 1;
+};
+
+nlohmann::json summary_json(const fusefs::MountSummary& s, const std::string& profile) {
+  return {{"format", "streamdisk-mount-summary"},
+          {"format_version", 1},
+          {"profile", profile},
+          {"seconds", s.seconds},
+          {"writes", s.writes},
+          {"reads", s.reads},
+          {"other_ops", s.other_ops},
+          {"bytes_written", s.bytes_written},
+          {"bytes_read", s.bytes_read},
+          {"errors", {{"ENOSPC", s.enospc}, {"EFBIG", s.efbig}, {"other", s.other_errors}}},
+          {"stalls", s.stalls},
+          {"stall_seconds", s.stall_seconds},
+          {"used_bytes", s.used_bytes},
+          {"capacity_bytes", s.capacity_bytes},
+          {"fill", s.fill},
+          {"completion_error_s", {{"p50", s.late_p50}, {"p99", s.late_p99}, {"max", s.late_max}, {"samples", s.late_samples}}}};
+}
+
+void print_summary(const fusefs::MountSummary& s) {
+  double rate = s.seconds > 0 ? static_cast<double>(s.bytes_written) / s.seconds : 0;
+  fmt::print(stderr,
+             "streamdisk: unmounted after {}: wrote {} in {} writes ({} on average), read {} in {} reads\n"
+             "  errors: ENOSPC {}, EFBIG {}, other {}; stalls {} ({}); fill {:.1f} % of {}\n"
+             "  reply - modelled completion: p50 {:.3f} ms, p99 {:.3f} ms, max {:.3f} ms over {} replies\n",
+             format_duration(s.seconds), format_size(static_cast<double>(s.bytes_written)), s.writes,
+             format_rate(rate), format_size(static_cast<double>(s.bytes_read)), s.reads, s.enospc, s.efbig,
+             s.other_errors, s.stalls, format_duration(s.stall_seconds), s.fill * 100,
+             s.capacity_bytes > 0 ? format_size(s.capacity_bytes) : std::string("unlimited"), s.late_p50 * 1e3,
+             s.late_p99 * 1e3, s.late_max * 1e3, s.late_samples);
+}
+
+// Fills the model options from --capacity/--prefill/--seed; bad input as a message.
+Status model_options(const MountArgs& a, const Profile& p, ModelOptions& m) {
+  m.seed = a.seed;
+  if (!a.capacity.empty()) {
+    auto c = parse_size(a.capacity);
+    if (!c || *c <= 0) return Status::error(fmt::format("--capacity {}: give a size such as 16GB or 512MiB", a.capacity));
+    m.capacity_bytes = *c;
+  }
+  if (!a.prefill.empty()) {
+    double cap = m.capacity_bytes >= 0 ? m.capacity_bytes : p.params(Layer::Device).get("capacity_bytes");
+    if (cap <= 0)
+      return Status::error("--prefill needs a capacity: the profile has none, so give --capacity too (e.g. 16GB)");
+    bool percent = a.prefill.find('%') != std::string::npos;
+    auto v = percent ? parse_fraction(a.prefill) : parse_size(a.prefill);
+    if (!v) return Status::error(fmt::format("--prefill {}: give a fraction (85%) or a size (10GB)", a.prefill));
+    double bytes = percent ? *v * cap : *v;
+    if (bytes < 0 || bytes > cap)
+      return Status::error(fmt::format("--prefill {} is more than the capacity ({}): give at most 100%", a.prefill,
+                                       format_size(cap)));
+    m.prefill_bytes = bytes;
+  }
+  return {};
+}
+
+}  // namespace
+
+Handler setup_mount(CLI::App& sub) {
+  auto a = std::make_shared<MountArgs>();
+  add_profile_options(sub, a->prof);
+  sub.add_option("mountpoint", a->mountpoint, "Empty directory to mount on")->required();
+  sub.add_option("--backing", a->backing, "Keep the files here (read them afterwards); the default")
+      ->type_name("DIR");
+  sub.add_flag("--discard", a->discard,
+               "Keep names, sizes and metadata but not contents (reads return zeros): emulate a device larger "
+               "than the disk");
+  sub.add_option("--capacity", a->capacity, "Emulated capacity (replaces the profile's): 16GB, 512MiB")
+      ->type_name("SIZE");
+  sub.add_option("--prefill", a->prefill, "Start the emulated device this full: 85% or a size")->type_name("FILL");
+  sub.add_option("--seed", a->seed, "Seed for the model's stalls (same seed, same stalls)");
+  sub.add_option("--trace", a->trace, "Write every operation to this CSV trace (docs/formats.md)")->type_name("FILE");
+  sub.add_option("--overhead-credit", a->credit,
+                 "Count up to this much of the gap between a thread's reply and its next request as FUSE round "
+                 "trip, which a real device would not add (docs/mount.md); 0 = off")
+      ->type_name("TIME")
+      ->capture_default_str();
+  sub.add_flag("--json", a->json, "Print the summary as JSON on stdout at unmount");
+  sub.add_flag("-q,--quiet", a->quiet, "No status line");
+  sub.add_flag("--debug", a->debug, "libfuse debug output on stderr");
+  sub.add_flag("--realtime", a->realtime,
+               "Run the FUSE workers at real-time priority (SCHED_FIFO; root or CAP_SYS_NICE): on a loaded machine "
+               "requests are picked up at once, so rates follow the model more closely");
+  sub.footer(
+      "Runs in the foreground; Ctrl-C (or SIGTERM, or `fusermount3 -u MOUNTPOINT`) unmounts and prints a summary.\n"
+      "Every write and read is answered when the emulated device would have completed it.\n\n"
+      "Examples:\n"
+      "  streamdisk mount -p rpi4-buster+exfat-fuse+sandisk-ultrafit-16g --backing /tmp/stick /mnt/stick\n"
+      "  streamdisk mount -p samsung-960evo-250g --discard --prefill 85% --trace ops.csv /mnt/ssd\n"
+      "  streamdisk mount -p fat32+sandisk-ultrafit-16g --discard --capacity 1GB --seed 7 /mnt/small");
+  return [a] {
+    auto p = load_profile(a->prof.profile, a->prof.sets);
+    if (!p) return bad_input(p.message());
+    fusefs::MountOptions opt;
+    opt.profile = *p;
+    if (Status s = model_options(*a, *p, opt.model); !s.ok()) return bad_input(s.message());
+    opt.mountpoint = a->mountpoint;
+    opt.backing = a->backing;
+    opt.discard = a->discard;
+    opt.trace_path = a->trace;
+    opt.status_line = !a->quiet;
+    opt.debug = a->debug;
+    opt.realtime = a->realtime;
+    auto credit = parse_duration(a->credit);
+    if (!credit || *credit < 0 || *credit > 1)
+      return bad_input(fmt::format("--overhead-credit {}: give a duration from 0 to 1s, e.g. 1ms", a->credit));
+    opt.overhead_credit_s = *credit;
+    opt.trace_meta["overhead_credit_s"] = fmt::format("{:g}", *credit);
+    for (size_t i = 0; i < a->prof.sets.size(); ++i) opt.trace_meta[fmt::format("set{}", i + 1)] = a->prof.sets[i];
+    if (opt.model.capacity_bytes >= 0) opt.trace_meta["capacity_bytes"] = fmt::format("{:.0f}", opt.model.capacity_bytes);
+    if (opt.model.prefill_bytes > 0) opt.trace_meta["prefill_bytes"] = fmt::format("{:.0f}", opt.model.prefill_bytes);
+    if (Status s = fusefs::check_mount(opt); !s.ok()) return bad_input(s.message());
+    auto sum = fusefs::run_mount(opt);
+    if (!sum) return failure(sum.message());
+    print_summary(*sum);
+    if (a->json) fmt::print("{}\n", summary_json(*sum, p->name).dump(2));
+    return kExitOk;
+  };
+}
+
+}  // namespace sd::cli

@@ -1,0 +1,133 @@
+// The filesystem behind `streamdisk mount` (internal to fusefs/).
+//
+// Every data operation goes through one shared ModelDevice (one emulated
+// device per mount: all files and threads share its queue, cache and fill
+// level). A worker computes the completion time under model_mu_, does the
+// real I/O on the backing file, and parks the reply in the ReplyScheduler,
+// which sends it at that time. Metadata operations pass through to the
+// backing directory and are answered at once (their model cost, if any, is
+// the create cost, answered like a write).
+//
+// Locks (no code path holds two of them at once, so there is no lock order
+// to get wrong): InodeTable's mutex (inodes), model_mu_ (the model and
+// issue order), ReplyScheduler's mutex (parked replies), trace_mu_ (the
+// trace writer and the completion-error samples).
+#pragma once
+#define FUSE_USE_VERSION FUSE_MAKE_VERSION(3, 12)
+#include <fuse_lowlevel.h>
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "fusefs/inode_table.h"
+#include "fusefs/mount.h"
+#include "fusefs/reply_scheduler.h"
+#include "models/model_device.h"
+#include "models/trace.h"
+
+namespace sd::fusefs {
+
+// An open file: the backing descriptor and how the application opened it.
+struct Handle {
+  int fd = -1;
+  bool direct = false;  // O_DIRECT: the model bypasses the emulated page cache
+};
+
+// An operation submitted to the model, at `start`, answered at `c.done`.
+struct Issued {
+  Op op;
+  double start = 0;
+  Completion c;
+  int depth = 1;  // replies parked at issue, plus this one
+  int thread = 0;  // the caller's thread id
+  uint64_t seq = 0;  // issue order
+};
+
+class Fs {
+ public:
+  Fs(const MountOptions& opt, int root_fd);
+  ~Fs();
+  static const fuse_lowlevel_ops& ops();  // the callback table (fs_lowlevel.cpp)
+
+  // Opens the trace (if any) before mounting.
+  Status open_trace();
+  // Sends every parked reply, closes the trace (call after the loop ends).
+  Status shutdown();
+  MountSummary summary();
+  // For the status line.
+  struct Snapshot {
+    double now, bytes_written;
+    ModelState model;
+    size_t waiting;
+  };
+  Snapshot snapshot();
+
+  // ---- metadata (fs_meta.cpp); return 0 or an errno ----
+  int lookup(Ino parent, const char* name, fuse_entry_param& e);
+  void forget(Ino ino, uint64_t n);
+  int getattr(Ino ino, struct stat& st);
+  int setattr(fuse_req_t req, Ino ino, struct stat* attr, int to_set, fuse_file_info* fi, struct stat& out);
+  int mkdir(Ino parent, const char* name, mode_t mode, fuse_entry_param& e);
+  int unlink(Ino parent, const char* name);
+  int rmdir(Ino parent, const char* name);
+  int rename(Ino parent, const char* name, Ino newparent, const char* newname, unsigned flags);
+  int opendir(Ino ino, fuse_file_info* fi);
+  void readdir(fuse_req_t req, Ino ino, size_t size, off_t off, fuse_file_info* fi);  // replies
+  void releasedir(fuse_file_info* fi);
+  int statfs(struct statvfs& sv);
+
+  // ---- data (fs_data.cpp); each replies exactly once ----
+  void open(fuse_req_t req, Ino ino, fuse_file_info* fi);
+  void create(fuse_req_t req, Ino parent, const char* name, mode_t mode, fuse_file_info* fi);
+  void write(fuse_req_t req, Ino ino, const char* buf, size_t size, off_t off, fuse_file_info* fi);
+  void read(fuse_req_t req, Ino ino, size_t size, off_t off, fuse_file_info* fi);
+  void fsync(fuse_req_t req, Ino ino, int datasync, fuse_file_info* fi);
+  void release(fuse_req_t req, Ino ino, fuse_file_info* fi);
+  void fallocate(fuse_req_t req, Ino ino, int mode, off_t off, off_t len, fuse_file_info* fi);
+
+ private:
+  Inode* inode(Ino ino) { return inodes_.get(ino); }
+  // Looks `name` up in the backing directory and fills the entry. With
+  // register_in_model, a regular file the model does not know yet joins it.
+  int entry_for(Inode* parent, const char* name, fuse_entry_param& e, bool register_in_model = true);
+  int stat_inode(Inode* in, struct stat& st);
+  // Makes sure a regular file found in the backing directory is a file of
+  // the model (registered as created, at its current size).
+  void ensure_in_model(Inode* in, uint64_t size, int thread);
+  // Submits `op` under model_mu_, with the issue time read inside the lock
+  // so issue order = submission order (the trace replays exactly).
+  Issued submit(const Op& op, int thread);
+  void note_reply(int thread, double t);  // `thread`'s request completed (in the model) at t
+  // Answers at `due` (>= is.c.done) with `send`; records the trace row and
+  // the completion error once it is sent.
+  void answer(const Issued& is, double due, int error, uint64_t bytes, std::function<void()> send);
+  // A model op whose reply was already sent (or needs none): trace only.
+  void record(const Issued& is, double end, int error, uint64_t bytes);
+  std::string proc_path(int fd) const;
+
+  const MountOptions& opt_;
+  RealClock clock_;  // zero at mount
+  InodeTable inodes_;
+  std::mutex model_mu_;  // guards model_
+  ModelDevice model_;
+  std::unordered_map<int, double> last_reply_;  // caller thread -> its last modelled completion (s); model_mu_
+  double last_issue_ = 0;                       // model_mu_
+  uint64_t next_seq_ = 0;                       // model_mu_
+  ReplyScheduler sched_;
+  std::mutex trace_mu_;  // guards trace_, trace_pending_, trace_next_, late_*
+  TraceWriter trace_;
+  std::map<uint64_t, TraceRecord> trace_pending_;  // answered, waiting for earlier issues
+  uint64_t trace_next_ = 0;                        // the next seq to write
+  std::vector<float> late_;  // reply - modelled (s), capped at kMaxSamples
+  double late_max_ = 0;
+  uint64_t late_count_ = 0;
+  std::atomic<uint64_t> writes_{0}, reads_{0}, other_{0}, written_{0}, read_bytes_{0};
+  std::atomic<uint64_t> enospc_{0}, efbig_{0}, errors_{0};
+};
+
+}  // namespace sd::fusefs

@@ -1,0 +1,178 @@
+// Fs: the shared model, the issue/answer path and the trace.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include <fmt/format.h>
+
+#include "fusefs/fs.h"
+
+namespace sd::fusefs {
+namespace {
+constexpr size_t kMaxSamples = 4'000'000;  // completion-error samples kept for the summary
+}
+
+Fs::Fs(const MountOptions& opt, int root_fd)
+    : opt_(opt), inodes_(root_fd), model_(opt.profile, opt.model), sched_(clock_) {}
+
+Fs::~Fs() { sched_.stop(); }
+
+Status Fs::open_trace() {
+  if (opt_.trace_path.empty()) return {};
+  std::map<std::string, std::string> meta = opt_.trace_meta;
+  meta["profile"] = opt_.profile.name;
+  meta["seed"] = fmt::format("{}", opt_.model.seed);
+  meta["source"] = "streamdisk mount";
+  return trace_.open(opt_.trace_path, meta);
+}
+
+Status Fs::shutdown() {
+  sched_.stop();
+  std::lock_guard lk(trace_mu_);
+  if (!trace_.is_open()) return {};
+  for (auto& [seq, r] : trace_pending_) trace_.write(r);  // only if an answer was lost: keep the rows
+  trace_pending_.clear();
+  return trace_.close();
+}
+
+std::string Fs::proc_path(int fd) const { return fmt::format("/proc/self/fd/{}", fd); }
+
+Issued Fs::submit(const Op& op, int thread) {
+  Issued is;
+  is.op = op;
+  is.thread = thread;
+  is.depth = static_cast<int>(sched_.waiting()) + 1;
+  std::lock_guard lk(model_mu_);
+  double now = clock_.now();
+  is.start = now;
+  // The FUSE round trip (the kernel handing us the request, our reply
+  // going out and waking the caller) is real time a real device would not
+  // add. Time since this thread's previous request completed in the model,
+  // up to overhead_credit_s, counts as that round trip: the model is told
+  // the request came that much earlier. A thread writing flat out then sees
+  // the model's rate, as long as the round trip is shorter than a request.
+  if (auto it = last_reply_.find(thread); thread != 0 && it != last_reply_.end())
+    is.start = std::max(it->second, now - opt_.overhead_credit_s);
+  is.start = std::min(now, std::max(is.start, last_issue_));  // issue order = trace order
+  last_issue_ = is.start;
+  is.seq = next_seq_++;
+  is.c = model_.submit(op, is.start);
+  return is;
+}
+
+void Fs::note_reply(int thread, double t) {
+  if (thread == 0) return;
+  std::lock_guard lk(model_mu_);
+  if (last_reply_.size() > 4096) last_reply_.clear();  // threads come and go
+  last_reply_[thread] = t;
+}
+
+void Fs::ensure_in_model(Inode* in, uint64_t size, int thread) {
+  if (!in->regular()) return;
+  {
+    std::lock_guard lk(model_mu_);
+    if (model_.files().exists(in->model_id())) return;
+  }
+  // Another thread may register it between the check and here; the second
+  // Create then fails with EEXIST in the model and changes nothing.
+  Issued c = submit(Op{OpKind::Create, in->model_id(), 0, 0, false}, thread);
+  record(c, clock_.now(), c.c.error, 0);
+  if (c.c.error == 0 && size > 0) {
+    Issued t = submit(Op{OpKind::Truncate, in->model_id(), 0, size, false}, thread);
+    record(t, clock_.now(), t.c.error, 0);
+  }
+}
+
+void Fs::record(const Issued& is, double end, int error, uint64_t bytes) {
+  if (error == ENOSPC) ++enospc_;
+  else if (error == EFBIG) ++efbig_;
+  else if (error != 0) ++errors_;
+  bool data = is.op.kind == OpKind::Write || is.op.kind == OpKind::Read;
+  if (is.op.kind == OpKind::Write) ++writes_, written_ += bytes;
+  else if (is.op.kind == OpKind::Read) ++reads_, read_bytes_ += bytes;
+  else ++other_;
+  std::lock_guard lk(trace_mu_);
+  if (data) {
+    double late = end - is.c.done;
+    if (late_.size() < kMaxSamples) late_.push_back(static_cast<float>(late));
+    late_max_ = std::max(late_max_, late);
+    ++late_count_;
+  }
+  if (!trace_.is_open()) return;
+  TraceRecord& r = trace_pending_[is.seq];
+  r.start = is.start;
+  r.end = std::max(end, is.start);
+  r.op = is.op.kind;
+  r.file = fmt::format("{}", is.op.file);
+  r.offset = is.op.offset;
+  r.bytes = data ? bytes : is.op.bytes;
+  r.thread = is.thread;
+  r.queue_depth = is.depth;
+  r.modelled_end = is.c.done;
+  r.error = error;
+  // Rows go out in issue order (docs/formats.md): a row waits until every
+  // operation issued before it has been answered.
+  while (!trace_pending_.empty() && trace_pending_.begin()->first == trace_next_) {
+    trace_.write(trace_pending_.begin()->second);
+    trace_pending_.erase(trace_pending_.begin());
+    ++trace_next_;
+  }
+}
+
+void Fs::answer(const Issued& is, double due, int error, uint64_t bytes, std::function<void()> send) {
+  sched_.schedule(due, [this, is, error, bytes, send = std::move(send)] {
+    send();
+    double end = clock_.now();
+    note_reply(is.thread, is.c.done);
+    record(is, end, error, bytes);
+  });
+}
+
+Fs::Snapshot Fs::snapshot() {
+  Snapshot s;
+  s.waiting = sched_.waiting();
+  s.bytes_written = static_cast<double>(written_.load());
+  std::lock_guard lk(model_mu_);
+  s.now = clock_.now();
+  s.model = model_.state(s.now);
+  return s;
+}
+
+MountSummary Fs::summary() {
+  MountSummary m;
+  Snapshot s = snapshot();
+  m.seconds = s.now;
+  m.writes = writes_;
+  m.reads = reads_;
+  m.other_ops = other_;
+  m.bytes_written = written_;
+  m.bytes_read = read_bytes_;
+  m.enospc = enospc_;
+  m.efbig = efbig_;
+  m.other_errors = errors_;
+  m.stalls = s.model.stalls;
+  m.stall_seconds = s.model.stall_seconds;
+  m.fill = s.model.fill;
+  m.used_bytes = s.model.used_bytes;
+  {
+    std::lock_guard lk(model_mu_);
+    m.capacity_bytes = model_.files().capacity();
+  }
+  std::lock_guard lk(trace_mu_);
+  m.late_samples = late_count_;
+  m.late_max = late_max_;
+  if (!late_.empty()) {
+    std::vector<float> v = late_;
+    auto at = [&v](double q) {
+      auto k = static_cast<size_t>(q * static_cast<double>(v.size() - 1));
+      std::nth_element(v.begin(), v.begin() + static_cast<long>(k), v.end());
+      return static_cast<double>(v[k]);
+    };
+    m.late_p50 = at(0.5);
+    m.late_p99 = at(0.99);
+  }
+  return m;
+}
+
+}  // namespace sd::fusefs

@@ -1,0 +1,211 @@
+// Data operations: the model says when, the backing file holds the bytes.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <memory>
+#include <vector>
+
+#include "fusefs/fs.h"
+
+namespace sd::fusefs {
+namespace {
+
+int caller(fuse_req_t req) { return static_cast<int>(fuse_req_ctx(req)->pid); }
+
+// Flags for the backing descriptor: the kernel passes offsets explicitly
+// (so no O_APPEND), our buffers are not aligned (so no O_DIRECT), and
+// creation was handled already.
+int backing_flags(int flags) {
+  return flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_NOFOLLOW | O_DIRECT | O_APPEND | O_TRUNC);
+}
+
+void set_open_reply(fuse_file_info* fi, Handle* h) {
+  fi->fh = reinterpret_cast<uint64_t>(h);
+  // direct_io: every write and read reaches us with the application's size
+  // (up to max_write), so each one meets the model; no kernel page cache.
+  fi->direct_io = 1;
+  fi->keep_cache = 0;
+}
+
+Handle* handle(fuse_file_info* fi) { return reinterpret_cast<Handle*>(fi->fh); }
+
+// The opener went away before the reply: drop the handle; returns its fd.
+int h_fd_and_delete(const fuse_file_info& f) {
+  auto* h = reinterpret_cast<Handle*>(f.fh);
+  int fd = h->fd;
+  delete h;
+  return fd;
+}
+
+}  // namespace
+
+void Fs::open(fuse_req_t req, Ino ino, fuse_file_info* fi) {
+  Inode* in = inode(ino);
+  if (!in) return (void)fuse_reply_err(req, ESTALE);
+  int fd = ::open(proc_path(in->fd).c_str(), backing_flags(fi->flags));
+  if (fd < 0) return (void)fuse_reply_err(req, errno);
+  auto h = std::make_unique<Handle>(Handle{fd, (fi->flags & O_DIRECT) != 0});
+  if ((fi->flags & O_TRUNC) && in->regular()) {
+    Issued is = submit(Op{OpKind::Truncate, in->model_id(), 0, 0, false}, caller(req));
+    record(is, clock_.now(), is.c.error, 0);
+    if (ftruncate(fd, 0) != 0) {
+      int err = errno;
+      close(fd);
+      return (void)fuse_reply_err(req, err);
+    }
+  }
+  set_open_reply(fi, h.release());
+  if (fuse_reply_open(req, fi) != 0) close(h_fd_and_delete(*fi));  // the opener was interrupted
+}
+
+void Fs::create(fuse_req_t req, Ino parent, const char* name, mode_t mode, fuse_file_info* fi) {
+  Inode* p = inode(parent);
+  if (!p) return (void)fuse_reply_err(req, ESTALE);
+  int flags = backing_flags(fi->flags);
+  int fd = openat(p->fd, name, flags | O_CREAT | O_EXCL, mode);
+  bool created = fd >= 0;
+  if (!created && errno == EEXIST && !(fi->flags & O_EXCL)) fd = openat(p->fd, name, flags);
+  if (fd < 0) return (void)fuse_reply_err(req, errno);
+  auto h = std::make_unique<Handle>(Handle{fd, (fi->flags & O_DIRECT) != 0});
+  if (!created && (fi->flags & O_TRUNC) && ftruncate(fd, 0) != 0) {
+    int err = errno;
+    close(fd);
+    return (void)fuse_reply_err(req, err);
+  }
+  fuse_entry_param e;
+  // A new file's create cost is this operation's: the reply waits for the
+  // filesystem layer. An existing file is registered as found.
+  int err = entry_for(p, name, e, /*register_in_model=*/!created);
+  if (err) {
+    close(fd);
+    return (void)fuse_reply_err(req, err);
+  }
+  Inode* in = inode(e.ino);
+  set_open_reply(fi, h.release());
+  fuse_file_info f = *fi;  // *fi lives on the worker's stack
+  if (!created) {
+    if (fi->flags & O_TRUNC) {
+      Issued is = submit(Op{OpKind::Truncate, in->model_id(), 0, 0, false}, caller(req));
+      record(is, clock_.now(), is.c.error, 0);
+    }
+    if (fuse_reply_create(req, &e, &f) != 0) close(h_fd_and_delete(f));
+    return;
+  }
+  Issued is = submit(Op{OpKind::Create, in->model_id(), 0, 0, false}, caller(req));
+  answer(is, is.c.done, 0, 0, [req, e, f] {
+    if (fuse_reply_create(req, &e, &f) != 0) close(h_fd_and_delete(f));
+  });
+}
+
+void Fs::write(fuse_req_t req, Ino ino, const char* buf, size_t size, off_t off, fuse_file_info* fi) {
+  Inode* in = inode(ino);
+  if (!in) return (void)fuse_reply_err(req, ESTALE);
+  Handle* h = handle(fi);
+  Issued is = submit(Op{OpKind::Write, in->model_id(), static_cast<uint64_t>(off), size, h->direct}, caller(req));
+  int err = is.c.error;
+  uint64_t n = is.c.bytes;
+  if (err == 0 && n > 0) {
+    // The bytes the model accepted go to the backing file now (buf is only
+    // valid during this call); the reply waits for the model's time.
+    if (opt_.discard) {
+      struct stat st {};
+      if (fstat(h->fd, &st) == 0 && static_cast<uint64_t>(st.st_size) < off + n &&
+          ftruncate(h->fd, static_cast<off_t>(off + n)) != 0)
+        err = errno;
+    } else {
+      size_t done = 0;
+      while (done < n) {
+        ssize_t r = pwrite(h->fd, buf + done, n - done, off + static_cast<off_t>(done));
+        if (r < 0) {
+          if (errno == EINTR) continue;
+          err = errno;  // the real disk failed or filled; say so
+          break;
+        }
+        done += static_cast<size_t>(r);
+      }
+      if (err && done > 0) err = 0, n = done;
+    }
+  }
+  if (err) n = 0;
+  answer(is, is.c.done, err, n, [req, err, n] {
+    if (err) fuse_reply_err(req, err);
+    else fuse_reply_write(req, n);
+  });
+}
+
+void Fs::read(fuse_req_t req, Ino ino, size_t size, off_t off, fuse_file_info* fi) {
+  Inode* in = inode(ino);
+  if (!in) return (void)fuse_reply_err(req, ESTALE);
+  Handle* h = handle(fi);
+  Issued is = submit(Op{OpKind::Read, in->model_id(), static_cast<uint64_t>(off), size, h->direct}, caller(req));
+  int err = is.c.error;
+  auto data = std::make_shared<std::vector<char>>();
+  if (!err) {
+    if (opt_.discard) {
+      // Contents were never kept: a read returns zeros up to the file size.
+      struct stat st {};
+      if (fstat(h->fd, &st) != 0) err = errno;
+      else if (off < st.st_size) data->assign(std::min<uint64_t>(size, static_cast<uint64_t>(st.st_size - off)), 0);
+    } else {
+      data->resize(size);
+      size_t got = 0;
+      while (got < size) {
+        ssize_t r = pread(h->fd, data->data() + got, size - got, off + static_cast<off_t>(got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) err = errno;
+        if (r <= 0) break;
+        got += static_cast<size_t>(r);
+      }
+      data->resize(got);
+    }
+  }
+  uint64_t n = err ? 0 : data->size();
+  answer(is, is.c.done, err, n, [req, err, data] {
+    if (err) fuse_reply_err(req, err);
+    else fuse_reply_buf(req, data->data(), data->size());
+  });
+}
+
+void Fs::fsync(fuse_req_t req, Ino ino, int datasync, fuse_file_info* fi) {
+  Inode* in = inode(ino);
+  if (!in) return (void)fuse_reply_err(req, ESTALE);
+  Issued is = submit(Op{OpKind::Fsync, in->model_id(), 0, 0, false}, caller(req));
+  int err = is.c.error == EBADF ? 0 : is.c.error;  // directories are not model files
+  // The backing copy is made durable too; the reply waits for both.
+  if (!opt_.discard && fi && (datasync ? fdatasync(handle(fi)->fd) : ::fsync(handle(fi)->fd)) != 0) err = errno;
+  answer(is, is.c.done, err, 0, [req, err] { fuse_reply_err(req, err); });
+}
+
+void Fs::release(fuse_req_t req, Ino ino, fuse_file_info* fi) {
+  Inode* in = inode(ino);
+  Handle* h = handle(fi);
+  if (in && in->regular()) {
+    Issued is = submit(Op{OpKind::Close, in->model_id(), 0, 0, false}, caller(req));
+    record(is, clock_.now(), is.c.error, 0);
+  }
+  close(h->fd);
+  delete h;
+  fuse_reply_err(req, 0);  // close does not wait for the device (as on Linux)
+}
+
+void Fs::fallocate(fuse_req_t req, Ino ino, int mode, off_t off, off_t len, fuse_file_info* fi) {
+  Inode* in = inode(ino);
+  if (!in) return (void)fuse_reply_err(req, ESTALE);
+  Handle* h = handle(fi);
+  struct stat st {};
+  if (fstat(h->fd, &st) != 0) return (void)fuse_reply_err(req, errno);
+  uint64_t end = static_cast<uint64_t>(off + len);
+  if (mode == 0 && end > static_cast<uint64_t>(st.st_size)) {
+    // Growing the file allocates emulated space (or fails as the device would).
+    Issued is = submit(Op{OpKind::Truncate, in->model_id(), 0, end, false}, caller(req));
+    record(is, clock_.now(), is.c.error, 0);
+    if (is.c.error) return (void)fuse_reply_err(req, is.c.error);
+    if (opt_.discard) return (void)fuse_reply_err(req, ftruncate(h->fd, static_cast<off_t>(end)) ? errno : 0);
+  }
+  if (opt_.discard) return (void)fuse_reply_err(req, 0);
+  fuse_reply_err(req, ::fallocate(h->fd, mode, off, len) != 0 ? errno : 0);
+}
+
+}  // namespace sd::fusefs

@@ -1,0 +1,204 @@
+// Metadata operations: passed through to the backing directory.
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+
+#include "fusefs/fs.h"
+
+namespace sd::fusefs {
+namespace {
+constexpr double kTimeout = 1.0;  // attribute/entry cache (s): the backing dir is ours while mounted
+}
+
+int Fs::stat_inode(Inode* in, struct stat& st) {
+  if (fstatat(in->fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) return errno;
+  st.st_ino = in->id;
+  // With --discard the backing file is sparse; report the emulated use.
+  if (opt_.discard && S_ISREG(st.st_mode)) st.st_blocks = (st.st_size + 511) / 512;
+  return 0;
+}
+
+int Fs::entry_for(Inode* parent, const char* name, fuse_entry_param& e, bool register_in_model) {
+  int fd = openat(parent->fd, name, O_PATH | O_NOFOLLOW);
+  if (fd < 0) return errno;
+  struct stat st {};
+  if (fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) {
+    int err = errno;
+    close(fd);
+    return err;
+  }
+  Inode* in = inodes_.add_lookup(fd, st);
+  if (register_in_model) ensure_in_model(in, static_cast<uint64_t>(st.st_size), 0);
+  e = fuse_entry_param{};
+  e.ino = in->id;
+  e.attr = st;
+  e.attr.st_ino = in->id;
+  if (opt_.discard && S_ISREG(st.st_mode)) e.attr.st_blocks = (st.st_size + 511) / 512;
+  e.attr_timeout = kTimeout;
+  e.entry_timeout = kTimeout;
+  return 0;
+}
+
+int Fs::lookup(Ino parent, const char* name, fuse_entry_param& e) {
+  Inode* p = inode(parent);
+  if (!p) return ESTALE;
+  return entry_for(p, name, e);
+}
+
+void Fs::forget(Ino ino, uint64_t n) {
+  std::unique_ptr<Inode> gone = inodes_.forget(ino, n);
+  if (!gone) return;
+  struct stat st {};
+  bool unlinked = fstatat(gone->fd, "", &st, AT_EMPTY_PATH) == 0 && st.st_nlink == 0;
+  if (gone->regular() && unlinked) {
+    // The last name and the last reference are gone: the emulated device
+    // frees the file's clusters now, as a real filesystem would.
+    Issued is = submit(Op{OpKind::Remove, gone->model_id(), 0, 0, false}, 0);
+    record(is, clock_.now(), is.c.error, 0);
+  }
+  close(gone->fd);
+}
+
+int Fs::getattr(Ino ino, struct stat& st) {
+  Inode* in = inode(ino);
+  return in ? stat_inode(in, st) : ESTALE;
+}
+
+int Fs::setattr(fuse_req_t req, Ino ino, struct stat* attr, int to_set, fuse_file_info* fi, struct stat& out) {
+  Inode* in = inode(ino);
+  if (!in) return ESTALE;
+  std::string path = proc_path(in->fd);
+  int fd = fi ? reinterpret_cast<Handle*>(fi->fh)->fd : -1;
+  if (to_set & FUSE_SET_ATTR_MODE) {
+    if ((fd >= 0 ? fchmod(fd, attr->st_mode) : chmod(path.c_str(), attr->st_mode)) != 0) return errno;
+  }
+  if (to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) {
+    uid_t u = (to_set & FUSE_SET_ATTR_UID) ? attr->st_uid : static_cast<uid_t>(-1);
+    gid_t g = (to_set & FUSE_SET_ATTR_GID) ? attr->st_gid : static_cast<gid_t>(-1);
+    if (fchownat(in->fd, "", u, g, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) return errno;
+  }
+  if (to_set & FUSE_SET_ATTR_SIZE) {
+    if (!in->regular()) return EISDIR;
+    Issued is = submit(Op{OpKind::Truncate, in->model_id(), 0, static_cast<uint64_t>(attr->st_size), false},
+                       static_cast<int>(fuse_req_ctx(req)->pid));
+    record(is, clock_.now(), is.c.error, 0);
+    if (is.c.error) return is.c.error;
+    if ((fd >= 0 ? ftruncate(fd, attr->st_size) : truncate(path.c_str(), attr->st_size)) != 0) return errno;
+  }
+  if (to_set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME)) {
+    struct timespec tv[2];
+    tv[0].tv_nsec = tv[1].tv_nsec = UTIME_OMIT;
+    if (to_set & FUSE_SET_ATTR_ATIME_NOW) tv[0].tv_nsec = UTIME_NOW;
+    else if (to_set & FUSE_SET_ATTR_ATIME) tv[0] = attr->st_atim;
+    if (to_set & FUSE_SET_ATTR_MTIME_NOW) tv[1].tv_nsec = UTIME_NOW;
+    else if (to_set & FUSE_SET_ATTR_MTIME) tv[1] = attr->st_mtim;
+    int r = fd >= 0 ? futimens(fd, tv) : utimensat(AT_FDCWD, path.c_str(), tv, 0);
+    if (r != 0) return errno;
+  }
+  return stat_inode(in, out);
+}
+
+int Fs::mkdir(Ino parent, const char* name, mode_t mode, fuse_entry_param& e) {
+  Inode* p = inode(parent);
+  if (!p) return ESTALE;
+  if (mkdirat(p->fd, name, mode) != 0) return errno;
+  return entry_for(p, name, e);
+}
+
+int Fs::unlink(Ino parent, const char* name) {
+  Inode* p = inode(parent);
+  if (!p) return ESTALE;
+  // The model frees the file's space when the kernel forgets the inode.
+  return unlinkat(p->fd, name, 0) == 0 ? 0 : errno;
+}
+
+int Fs::rmdir(Ino parent, const char* name) {
+  Inode* p = inode(parent);
+  if (!p) return ESTALE;
+  return unlinkat(p->fd, name, AT_REMOVEDIR) == 0 ? 0 : errno;
+}
+
+int Fs::rename(Ino parent, const char* name, Ino newparent, const char* newname, unsigned flags) {
+  Inode* p = inode(parent);
+  Inode* np = inode(newparent);
+  if (!p || !np) return ESTALE;
+  return renameat2(p->fd, name, np->fd, newname, flags) == 0 ? 0 : errno;
+}
+
+struct DirHandle {
+  DIR* dir = nullptr;
+  off_t pos = 0;
+};
+
+int Fs::opendir(Ino ino, fuse_file_info* fi) {
+  Inode* in = inode(ino);
+  if (!in) return ESTALE;
+  int fd = openat(in->fd, ".", O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return errno;
+  DIR* d = fdopendir(fd);
+  if (!d) {
+    int err = errno;
+    close(fd);
+    return err;
+  }
+  fi->fh = reinterpret_cast<uint64_t>(new DirHandle{d, 0});
+  return 0;
+}
+
+void Fs::readdir(fuse_req_t req, Ino ino, size_t size, off_t off, fuse_file_info* fi) {
+  auto* h = reinterpret_cast<DirHandle*>(fi->fh);
+  if (off != h->pos) {
+    seekdir(h->dir, off);
+    h->pos = off;
+  }
+  std::vector<char> buf(size);
+  size_t used = 0;
+  for (;;) {
+    errno = 0;
+    struct dirent* de = ::readdir(h->dir);
+    if (!de) {
+      if (errno != 0 && used == 0) {
+        fuse_reply_err(req, errno);
+        return;
+      }
+      break;
+    }
+    struct stat st {};
+    st.st_ino = de->d_ino;
+    st.st_mode = static_cast<mode_t>(de->d_type) << 12;
+    off_t next = telldir(h->dir);
+    size_t n = fuse_add_direntry(req, buf.data() + used, size - used, de->d_name, &st, next);
+    if (n > size - used) {
+      seekdir(h->dir, h->pos);  // did not fit: hand it out next time
+      break;
+    }
+    used += n;
+    h->pos = next;
+  }
+  fuse_reply_buf(req, buf.data(), used);
+}
+
+void Fs::releasedir(fuse_file_info* fi) {
+  auto* h = reinterpret_cast<DirHandle*>(fi->fh);
+  closedir(h->dir);
+  delete h;
+}
+
+int Fs::statfs(struct statvfs& sv) {
+  if (fstatvfs(inodes_.root()->fd, &sv) != 0) return errno;
+  std::lock_guard lk(model_mu_);
+  double cap = model_.files().capacity();
+  if (cap <= 0) return 0;  // unlimited profile: the backing directory's figures
+  double cluster = model_.files().cluster();
+  double free_bytes = std::max(0.0, cap - model_.files().used_bytes());
+  sv.f_bsize = sv.f_frsize = static_cast<unsigned long>(cluster);
+  sv.f_blocks = static_cast<fsblkcnt_t>(std::floor(cap / cluster));
+  sv.f_bfree = sv.f_bavail = static_cast<fsblkcnt_t>(std::floor(free_bytes / cluster));
+  return 0;
+}
+
+}  // namespace sd::fusefs

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Agreement with the simulator's model: a recorder-like mix of writes (two
+# threads, two files, random sizes and pauses, fsyncs) through the mount,
+# traced; trace_agree replays the trace's operations through ModelDevice in
+# virtual time. The completion times must be the model's (to 1 us), and the
+# replies must go out at those times: |actual - modelled| p99 <= 1 ms.
+# The profile has a burst cache, fill effects and seeded stalls, so the
+# replay only agrees if the mount fed the one model every operation in order.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/mount_lib.bash"
+AGREE=${SD_BUILD_DIR:?}/tests/trace_agree
+
+start_mount -p samsung-960evo-250g --backing "$BACK" --realtime --seed 11 --trace "$WORK/ops.csv" \
+  --capacity 2GB --prefill 70% --set device.burst_bytes=20MB --set device.burst_mbps=200 \
+  --set device.sustained_mbps=40 --set device.recover_mbps=20 --set device.op_overhead_us=300 \
+  --set device.stall_interval_mb=8 --set device.stall_duration_ms=30 --set device.fill_knee=0.6 \
+  --set device.fill_floor=0.5
+"${RT[@]}" $PY "$HERE/mount_client.py" mixed "$MNT" 3 || fail "workload failed"
+stop_mount
+[ -s "$WORK/ops.csv" ] || fail "no trace written"
+"$AGREE" "$WORK/ops.csv" || fail "the mount does not agree with the model replayed in virtual time"
+grep -q stalls "$WORK/mount.err" || fail "no summary"
+finish
