@@ -6,8 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 packages=(cmake ninja-build g++ pkg-config libfuse3-dev fuse3 libeigen3-dev libtomlplusplus-dev catch2
-          libfmt-dev libcli11-dev nlohmann-json3-dev fio)
-packages+=(jq sox sndfile-programs libsndfile1-dev)  # measure/record tests: JSON checks, independent audio readers
+          libfmt-dev libcli11-dev nlohmann-json3-dev fio sox)
+packages+=(jq sndfile-programs libsndfile1-dev)  # measure/record tests: JSON checks, independent audio readers
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

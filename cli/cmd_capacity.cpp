@@ -38,29 +38,49 @@ Result<std::vector<std::string>> expand_specs(const std::vector<std::string>& sp
       out.push_back(spec);
       continue;
     }
-    std::vector<std::string> combos = {""};
+    // Each combination: the spec so far and the layers it already has.
+    struct Combo {
+      std::string spec;
+      unsigned layers = 0;
+    };
+    auto layer_bit = [&](const std::string& name) {
+      for (const auto& p : list)
+        if (p.name == name && p.layer) return 1u << static_cast<int>(*p.layer);
+      return 0u;  // a file or a composite: not checked here
+    };
+    std::vector<Combo> combos = {{}};
     size_t start = 0;
     bool single = spec.find('+') == std::string::npos;
     while (start <= spec.size()) {
       size_t plus = spec.find('+', start);
       std::string part = spec.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
       std::vector<std::string> names;
-      for (const auto& p : list) {
-        if (single && p.layer && *p.layer != Layer::Device) continue;
+      if (!has_glob(part)) names.push_back(part);
+      else for (const auto& p : list) {
+        // Alone, a glob names whole stacks (composites, devices); inside
+        // HOST+FS+DEVICE each part names one layer.
+        if (single ? (p.layer && *p.layer != Layer::Device) : !p.layer) continue;
         if (fnmatch(part.c_str(), p.name.c_str(), 0) == 0) names.push_back(p.name);
       }
       if (names.empty())
         return Result<std::vector<std::string>>::error(
             fmt::format("--profile '{}': no built-in profile matches '{}' (`streamdisk profiles` lists them)", spec,
                         part));
-      std::vector<std::string> next;
+      std::vector<Combo> next;
       for (const auto& c : combos)
-        for (const auto& n : names) next.push_back(c.empty() ? n : c + "+" + n);
+        for (const auto& n : names) {
+          unsigned bit = layer_bit(n);
+          if (c.layers & bit) continue;  // that layer is already set: not a valid stack
+          next.push_back({c.spec.empty() ? n : c.spec + "+" + n, c.layers | bit});
+        }
       combos = std::move(next);
       if (plus == std::string::npos) break;
       start = plus + 1;
     }
-    out.insert(out.end(), combos.begin(), combos.end());
+    if (combos.empty())
+      return Result<std::vector<std::string>>::error(
+          fmt::format("--profile '{}' matches no valid host+filesystem+device stack", spec));
+    for (const auto& c : combos) out.push_back(c.spec);
   }
   return out;
 }
@@ -124,7 +144,7 @@ Handler setup_capacity(CLI::App& sub) {
       "  streamdisk capacity -p rpi4-buster+exfat-fuse+sandisk-ultrafit-16g -r 48k -b 16 -f w64 -d 1.5h\n"
       "  streamdisk capacity -p 'rpi4-*+exfat-*+sandisk-*' -r 48k -b 16 -f w64 --buffer 1MiB -d 1.5h --probe 18,32,48\n"
       "  streamdisk capacity -p usrp-2974 --find sample-rate -c 2 -b 16 --buffer 256MiB -d 10min\n"
-      "  streamdisk capacity -p crio-9014-binary --find buffer -c 4 -r 51.2k -b 32 -d 1h");
+      "  streamdisk capacity -p crio-9014 --find buffer -c 4 -r 51.2k -b 32 -d 1h");
   return [a] {
     CapacityTarget target;
     if (a->find == "channels") target = CapacityTarget::Channels;
@@ -179,10 +199,10 @@ Handler setup_capacity(CLI::App& sub) {
     for (const auto& [n, r] : rows) w = std::max(w, n.size());
     std::string col = target == CapacityTarget::Channels ? "max channels" : target == CapacityTarget::SampleRate
                                                                               ? "max sample rate" : "min buffer";
-    fmt::print("{:<{}}  {:>15}  {:<28}{}\n", "profile", w, col, "next candidate fails by",
+    fmt::print("{:<{}}  {:>15}  {:<30}{}\n", "profile", w, col, "next candidate fails by",
                target == CapacityTarget::Channels ? "  P(>=1 overrun) at channels" : "");
     for (const auto& [n, r] : rows)
-      fmt::print("{:<{}}  {:>15}  {:<28}{}\n", n, w, best_text(target, r), r.limited_by.substr(0, 28),
+      fmt::print("{:<{}}  {:>15}  {:<30}{}\n", n, w, best_text(target, r), r.limited_by.substr(0, 30),
                  target == CapacityTarget::Channels ? "  " + probe_text(r) : "");
     return kExitOk;
   };

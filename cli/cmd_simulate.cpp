@@ -72,8 +72,10 @@ void print_text(const std::string& profile, const RecorderConfig& c, const Recor
   auto row = [](std::string_view k, const std::string& v) { fmt::print("  {:<14} {}\n", k, v); };
   row("profile", fmt::format("{} (seed {})", profile, seed));
   row("stream", fmt::format("{}, {}, {}", stream_text(c.stream), format_name(c.format), format_duration(c.duration_s)));
-  row("buffer", fmt::format("{} ring, {} blocks, {}-frame periods", format_size(static_cast<double>(r.buffer_bytes)),
-                            format_size(static_cast<double>(r.block_bytes)), r.period_frames));
+  uint64_t fb = c.stream.frame_bytes();
+  row("buffer", fmt::format("{} ring ({} frames), {}-frame blocks, {}-frame periods",
+                            format_size(static_cast<double>(c.buffer_bytes)), r.buffer_bytes / fb, r.block_bytes / fb,
+                            r.period_frames));
   row("written", fmt::format("{} in {} operations (headers/metadata {})", format_size(static_cast<double>(r.payload_bytes)),
                              r.ops, format_size(static_cast<double>(r.other_bytes))));
   for (const auto& f : r.files) row("file", fmt::format("{}  {}", f.name, format_size(static_cast<double>(f.bytes))));
@@ -109,7 +111,7 @@ Handler setup_simulate(CLI::App& sub) {
       "  streamdisk simulate -p rpi4-buster+exfat-fuse+sandisk-ultrafit-16g -c 48 -r 48k -b 16 -f w64 \\\n"
       "      --buffer 1MiB -d 1.5h\n"
       "  streamdisk simulate -p usrp-2974 -c 2 -r 160M -b 16 --buffer 256MiB -d 2min --json\n"
-      "  streamdisk simulate -p crio-9014-binary -c 4 -r 25.6k -b 32 -f tdms -d 10min --trace run.csv");
+      "  streamdisk simulate -p crio-9014 -c 4 -r 25.6k -b 32 -f tdms -d 10min --trace run.csv");
   return [a] {
     auto p = load_profile(a->prof.profile, a->prof.sets);
     if (!p) return bad_input(p.message());

@@ -11,16 +11,26 @@ FileTable::FileTable(double cluster, double max_file, double capacity, double pr
 
 bool FileTable::create(FileId f) { return files_.emplace(f, 0).second; }
 
+uint64_t* FileTable::entry(FileId f) const {
+  if (last_size_ && last_id_ == f) return last_size_;
+  auto it = files_.find(f);
+  if (it == files_.end()) return nullptr;
+  last_id_ = f;
+  last_size_ = const_cast<uint64_t*>(&it->second);
+  return last_size_;
+}
+
 void FileTable::remove(FileId f) {
   auto it = files_.find(f);
   if (it == files_.end()) return;
+  last_size_ = nullptr;
   clusters_ -= clusters_for(it->second);
   files_.erase(it);
 }
 
 uint64_t FileTable::size(FileId f) const {
-  auto it = files_.find(f);
-  return it == files_.end() ? 0 : it->second;
+  uint64_t* e = entry(f);
+  return e ? *e : 0;
 }
 
 uint64_t FileTable::clusters_for(uint64_t size) const {
@@ -53,7 +63,8 @@ FileTable::Grant FileTable::check_write(FileId f, uint64_t offset, uint64_t byte
 }
 
 void FileTable::commit_write(FileId f, uint64_t offset, uint64_t bytes) {
-  uint64_t& size = files_[f];
+  uint64_t* e = entry(f);
+  uint64_t& size = e ? *e : files_[f];
   uint64_t new_size = std::max(size, offset + bytes);
   clusters_ += clusters_for(new_size) - clusters_for(size);
   size = new_size;

@@ -12,8 +12,15 @@ namespace sd {
 class FileTable {
  public:
   FileTable(double cluster_bytes, double max_file_bytes, double capacity_bytes, double prefill_bytes);
+  // Copies drop the lookup cache (it points into the source's map).
+  FileTable(const FileTable& o) { *this = o; }
+  FileTable& operator=(const FileTable& o) {
+    cluster_ = o.cluster_, max_file_ = o.max_file_, capacity_ = o.capacity_, prefill_ = o.prefill_;
+    clusters_ = o.clusters_, files_ = o.files_, last_size_ = nullptr;
+    return *this;
+  }
 
-  bool exists(FileId f) const { return files_.count(f) != 0; }
+  bool exists(FileId f) const { return entry(f) != nullptr; }
   // Returns false if the file already exists.
   bool create(FileId f);
   void remove(FileId f);
@@ -33,6 +40,12 @@ class FileTable {
 
  private:
   uint64_t clusters_for(uint64_t size) const;
+  // The size entry of `f`, or null. Remembers the last file looked up:
+  // recorders write one file over and over, and references into an
+  // unordered_map stay valid until that element is erased.
+  uint64_t* entry(FileId f) const;
+  mutable FileId last_id_ = 0;
+  mutable uint64_t* last_size_ = nullptr;
 
   double cluster_, max_file_, capacity_, prefill_;
   uint64_t clusters_ = 0;

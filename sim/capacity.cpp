@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "models/analytic.h"
 #include "sim/verdict.h"
@@ -73,8 +74,23 @@ double free_bytes(const Profile& p, const ModelOptions& mo) {
 template <class Eval>
 void search(double guess, double lo_limit, double hi_limit, bool integer, bool increasing, Eval eval,
             CapacityResult& out) {
-  auto next_up = [&](double x) { return integer ? std::max(x + 1, std::floor(x * 2)) : x * 2; };
-  auto next_down = [&](double x) { return integer ? std::floor(x / 2) : x / 2; };
+  // The guess is usually close (the analytic rate), so bracket with small
+  // steps first, growing: x1.01, x1.03, x1.1, x1.4, x2, x4, ...
+  int step = 0;
+  const double kSteps[] = {1.01, 1.03, 1.1, 1.4, 2};
+  auto factor = [&] { return step < 5 ? kSteps[step++] : 4.0; };
+  // Whole numbers try the neighbour first: the guess is often exact.
+  bool first = integer;
+  auto next_up = [&](double x) {
+    if (first) return first = false, x + 1;
+    double f = factor();
+    return integer ? std::max(x + 1, std::floor(x * f)) : x * f;
+  };
+  auto next_down = [&](double x) {
+    if (first) return first = false, x - 1;
+    double f = factor();
+    return integer ? std::min(x - 1, std::ceil(x / f)) : x / f;
+  };
   auto clamp = [&](double x) { return std::clamp(integer ? std::round(x) : x, lo_limit, hi_limit); };
   // good: passes; bad: fails. For increasing targets good < bad, else good > bad.
   double good = NAN, bad = NAN;
@@ -156,17 +172,30 @@ Result<CapacityResult> find_capacity(const Profile& p, const CapacityQuery& q) {
       // More payload than the free space cannot pass: never simulate it.
       bool space_bound = std::isfinite(space) && std::floor(space / (frames * st.sample_bytes())) < hi;
       if (space_bound) hi = std::max(1.0, std::floor(space / (frames * st.sample_bytes())));
+      // Outcomes by channel count; complete when every seed ran (a pass, or one seed).
+      std::map<uint32_t, Outcome> seen;
       auto eval = [&](double ch) {
         RecorderConfig c = cfg;
         c.stream.channels = static_cast<uint32_t>(ch);
-        return s.evaluate(c, false);
+        Outcome o = s.evaluate(c, false);
+        if (o.pass || s.seeds() == 1) seen[c.stream.channels] = o;
+        return o;
       };
       search(std::floor(rate / per_ch), 1, hi, true, true, eval, out);
       if (out.at_search_limit) out.limited_by = space_bound ? "free space" : "search limit";
+      bool derive = q.probes.empty() && s.seeds() == 1;
       std::vector<uint32_t> probes = q.probes.empty() ? default_probes(out, q.max_channels) : q.probes;
       for (uint32_t ch : probes) {
         if (space_bound && ch > hi) {  // more payload than free space: fails on every seed
           out.probes.push_back({ch, s.seeds(), s.seeds()});
+          continue;
+        }
+        if (auto it = seen.find(ch); it != seen.end()) {
+          out.probes.push_back({ch, it->second.failing_seeds, s.seeds()});
+          continue;
+        }
+        if (derive) {  // no stalls: the outcome is the search's, by its monotonicity assumption
+          out.probes.push_back({ch, ch > out.best ? 1 : 0, 1});
           continue;
         }
         RecorderConfig c = cfg;

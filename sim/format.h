@@ -16,10 +16,10 @@
 // Each call appends to `w` (the caller clears it); writes must be issued in
 // order. Header and metadata writes carry their bytes in `data`; payload
 // writes carry none: the caller supplies frames [first_frame, first_frame +
-// bytes / bytes-per-frame) of the stream, interleaved (channel = -1) or as one
-// channel's samples (channel >= 0), little-endian (big-endian for CAF's
-// declared format is avoided: CAF is written as little-endian LPCM, flag 2).
+// bytes / bytes-per-frame) of the stream, laid out as `channel` says, as
+// little-endian samples (CAF declares little-endian LPCM, format flag 2).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -49,13 +49,17 @@ struct StreamSpec {
 // Checks channels, rate and width; the message names the option and the fix.
 Status check_stream(const StreamSpec& s);
 
+inline constexpr int32_t kInterleaved = -1, kAllChannels = -2;
+
 struct FormatWrite {
   enum class What : uint8_t { Header, Metadata, Payload };
   What what = What::Payload;
   uint32_t file = 0;     // index into Layout::file_names()
   uint64_t offset = 0;   // byte offset in that file
   uint64_t bytes = 0;
-  int32_t channel = -1;  // Payload: -1 = interleaved frames, else one channel's samples
+  // Payload: kInterleaved = frames as acquired; kAllChannels = every channel's
+  // samples one channel after the other (TDMS); >= 0: that channel's samples.
+  int32_t channel = kInterleaved;
   uint64_t first_frame = 0;  // Payload: stream frame index of the first sample
   std::vector<uint8_t> data;  // Header/Metadata: exactly `bytes` bytes; Payload: empty
 };
@@ -86,6 +90,9 @@ class Layout {
   // Names the limit frames_left() counts down to ("WAV: 4 GiB RIFF size"), or "".
   virtual std::string limit_name() const { return {}; }
   uint64_t frames_written() const { return frames_; }
+  // After a write failed part-way (EFBIG, ENOSPC): only `frames` frames are
+  // complete, so finish() must describe those. Never raises the count.
+  void truncate_frames(uint64_t frames) { frames_ = std::min(frames_, frames); }
   uint64_t file_size(uint32_t file) const { return sizes_[file]; }
   uint64_t header_bytes_written() const { return header_bytes_; }
   // Payload bytes per appended frame (TDMS widens 24-bit samples to 32 bits).

@@ -11,14 +11,16 @@
 //   metadata: u32 objects; per object u32 len path, raw index, u32 properties...
 //   raw data, non-interleaved: all of channel 1's values, then channel 2's, ...
 // The first segment lists "/", the group and every channel with a full raw
-// index and a wf_increment property; later segments list every channel again
-// with raw index 0x00000000 ("same as the previous segment") when the block
-// length is unchanged. Each channel's values are one write (LabVIEW writes one
-// waveform's array at a time); the lead-in and metadata go to the .tdms file
-// and again to the .tdms_index file ('TDSh'). So per block TDMS issues
-// channels + 2 writes where raw binary issues one: its cost grows with the
-// channel count through the host's per-call and the device's per-request and
-// seek costs, which is document 000's finding, with no format factor.
+// index and its waveform properties (wf_increment, wf_start_time); later
+// segments list every channel again with raw index 0x00000000 ("same as the
+// previous segment") when the block length is unchanged, and the channel's
+// new wf_start_time, as LabVIEW does for waveform data. The library gathers
+// the channels' arrays into one raw-data write. Per block TDMS thus issues
+// three writes where raw binary issues one (lead-in + metadata, raw data,
+// the same lead-in + metadata to the .tdms_index file, 'TDSh'), plus
+// metadata bytes that grow with the channel count: its cost comes from the
+// host's per-call and the device's per-request, per-byte and seek costs,
+// which is document 000's finding, with no format factor.
 #include <bit>
 
 #include <fmt/format.h>
@@ -47,7 +49,11 @@ class CafLayout final : public Layout {
     uint64_t fb = payload_frame_bytes();
     put_payload(out, 0, kHeader + frames_ * fb, frames * fb, -1, frames_);
   }
-  void rewrite_header(std::vector<FormatWrite>& out) override { finish(out); }
+  // A data size of -1 already means "to the end of the file": a reader can
+  // open a CAF cut short at any point, so crash-safe recorders need no header
+  // rewrites (unlike WAV, RF64 and W64) -- one reason document 003 found CAF
+  // smoother than W64.
+  void rewrite_header(std::vector<FormatWrite>&) override {}
 
   std::vector<uint8_t> header(int64_t size) const {
     const StreamSpec& s = opt_.stream;
@@ -99,13 +105,17 @@ class TdmsLayout final : public Layout {
       } else {
         b.u32le(20).u32le(type_).u32le(1).u64le(frames);
       }
+      // Waveform properties: the start time changes every segment.
+      b.u32le(first ? 2 : 1);
       if (first) {
-        b.u32le(1);
         str(b, "wf_increment");
         b.u32le(10).u64le(std::bit_cast<uint64_t>(1.0 / opt_.stream.sample_rate));
-      } else {
-        b.u32le(0);
       }
+      str(b, "wf_start_time");
+      double t = static_cast<double>(frames_) / opt_.stream.sample_rate;
+      auto secs = static_cast<int64_t>(t);
+      b.u32le(0x44).u64le(static_cast<uint64_t>((t - static_cast<double>(secs)) * 18446744073709551616.0));
+      b.u64le(static_cast<uint64_t>(secs));
     }
     return b.v;
   }
@@ -131,9 +141,7 @@ class TdmsLayout final : public Layout {
       index.insert(index.end(), meta.begin(), meta.end());
     }
     put(out, FormatWrite::What::Metadata, 0, seg, std::move(head));
-    uint64_t sb = stored_sample_bytes_;
-    for (uint32_t c = 0; c < opt_.stream.channels; ++c)
-      put_payload(out, 0, at + c * frames * sb, frames * sb, static_cast<int32_t>(c), frames_);
+    put_payload(out, 0, at, raw, kAllChannels, frames_);
     if (opt_.tdms_index) put(out, FormatWrite::What::Metadata, 1, file_size(1), std::move(index));
     last_frames_ = frames;
   }

@@ -2,13 +2,14 @@
 // little-endian PCM. The header is written when the file opens (sizes zero),
 // rewritten whole at the start of the file on header_every_frames and at the
 // end (libsndfile rewrites the whole header the same way). Layouts:
-//   WAV  RIFF u32 size | WAVE | fmt  u32 16|40 fmt | data u32 size | PCM [pad]
+//   WAV  RIFF u32 size | WAVE | fmt  u32 16|18|40 fmt | data u32 size | PCM [pad]
 //   RF64 RF64 FFFFFFFF | WAVE | ds64 u32 28 u64 riff u64 data u64 frames u32 0 |
 //        fmt ... | data FFFFFFFF | PCM [pad]
 //   W64  riff-GUID u64 filesize wave-GUID | fmt-GUID u64 24+fmt fmt |
 //        data-GUID u64 24+payload | PCM [pad to 8]
-// fmt is WAVEFORMATEX (16 bytes) for <= 2 channels of <= 16-bit integers,
-// WAVEFORMATEXTENSIBLE (40 bytes) otherwise, as libsndfile writes them.
+// fmt is PCMWAVEFORMAT (16 bytes) or, for floats, WAVEFORMATEX (18 bytes,
+// cbSize 0) up to 2 channels, and WAVEFORMATEXTENSIBLE (40 bytes) for more,
+// as libsndfile writes them.
 #include <fmt/format.h>
 
 #include "sim/format.h"
@@ -83,6 +84,8 @@ class RiffLayout final : public Layout {
     if (extensible_) {
       b.u16le(22).u16le(static_cast<uint16_t>(s.sample_bits)).u32le(0).u16le(tag);
       b.v.insert(b.v.end(), kSubtypeTail, kSubtypeTail + 14);
+    } else if (s.is_float) {
+      b.u16le(0);  // cbSize: non-PCM WAVEFORMATEX carries it
     }
     return b.v;
   }
@@ -108,12 +111,13 @@ class RiffLayout final : public Layout {
         break;
       }
       default: {  // W64
-        uint64_t head = 40 + 24 + fmtc.size() + 24;
+        uint64_t fmt_pad = (8 - (24 + fmtc.size()) % 8) % 8;  // chunks start 8-byte aligned
+        uint64_t head = 40 + 24 + fmtc.size() + fmt_pad + 24;
         guid(b, "riff", kRiffTail);
         b.u64le(head + data + pad);
         guid(b, "wave", kWaveTail);
         guid(b, "fmt ", kWaveTail);
-        b.u64le(24 + fmtc.size()).raw({reinterpret_cast<char*>(fmtc.data()), fmtc.size()});
+        b.u64le(24 + fmtc.size()).raw({reinterpret_cast<char*>(fmtc.data()), fmtc.size()}).zeros(fmt_pad);
         guid(b, "data", kWaveTail);
         b.u64le(24 + data);
         break;
@@ -141,7 +145,7 @@ Result<std::unique_ptr<Layout>> make_riff_layout(const LayoutOptions& opt) {
     return Result<std::unique_ptr<Layout>>::error(
         fmt::format("{} stores the byte rate in 32 bits and {:.0f} B/s does not fit: use --format raw or tdms", name,
                     s.bytes_per_second()));
-  bool extensible = s.channels > 2 || s.sample_bytes() > 2;
+  bool extensible = s.channels > 2;
   return std::unique_ptr<Layout>(new RiffLayout(opt, extensible));
 }
 

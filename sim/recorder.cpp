@@ -12,8 +12,8 @@ namespace sd {
 namespace {
 
 std::string errno_reason(int e) {
-  if (e == EFBIG) return "the filesystem's maximum file size (EFBIG)";
-  if (e == ENOSPC) return "the device is full (ENOSPC)";
+  if (e == EFBIG) return "file size limit (EFBIG)";
+  if (e == ENOSPC) return "device full (ENOSPC)";
   return fmt::format("write error {}", errno_name(e));
 }
 
@@ -41,19 +41,20 @@ class Run {
   Layout& layout_;
   RecorderResult r_;
   std::vector<FormatWrite> ops_;
-  double t0_ = 0, period_s_ = 0;
+  double t0_ = 0, period_s_ = 0, per_s_ = 0;  // period and its inverse
   uint64_t P_ = 0, K_ = 0;         // period frames, deliveries in the recording
   uint64_t cap_ = 0, block_ = 0;   // ring and block sizes, frames
   uint64_t k_done_ = 0, fill_ = 0;  // deliveries accounted for, frames in the ring
   bool in_overrun_ = false, stopped_ = false;
   double next_progress_ = 0.01;
+  std::vector<uint64_t> sizes_;  // bytes actually in each file
 };
 
 // Accounts for deliveries 1..k with time_of(k) <= t. Between two calls the
 // ring only fills, so the accepted periods come first and the rest drop.
 void Run::deliver_until(double t) {
   if (stopped_ || k_done_ >= K_) return;
-  double x = (t - t0_) / period_s_;
+  double x = (t - t0_) * per_s_;
   uint64_t k = x <= 0 ? 0 : std::min<uint64_t>(K_, static_cast<uint64_t>(x));
   while (k < K_ && time_of(k + 1) <= t) ++k;
   while (k > k_done_ && time_of(k) > t) --k;
@@ -110,15 +111,24 @@ void Run::stop(std::string reason, int err) {
 
 bool Run::run_ops(const std::vector<FormatWrite>& ops) {
   for (const FormatWrite& w : ops) {
-    Op op{OpKind::Write, cfg_.first_file_id + w.file, w.offset, w.bytes, cfg_.direct};
-    if (w.what == FormatWrite::What::Payload) op.data = hooks_.payload ? hooks_.payload->fill(w) : nullptr;
-    else op.data = w.data.data();
-    Completion c = issue(op, w.file);
-    if (w.what == FormatWrite::What::Payload) r_.payload_bytes += c.bytes;
-    else r_.other_bytes += c.bytes;
-    if (c.error || c.bytes < w.bytes) {
-      stop(errno_reason(c.error ? c.error : EIO), c.error ? c.error : EIO);
-      return false;
+    const void* data = w.what == FormatWrite::What::Payload ? (hooks_.payload ? hooks_.payload->fill(w) : nullptr)
+                                                            : w.data.data();
+    // Like write(2) callers, retry a short write for the rest: the retry
+    // returns the error (EFBIG, ENOSPC) that cut it short.
+    uint64_t done = 0;
+    while (done < w.bytes) {
+      Op op{OpKind::Write, cfg_.first_file_id + w.file, w.offset + done, w.bytes - done, cfg_.direct};
+      if (data) op.data = static_cast<const uint8_t*>(data) + done;
+      Completion c = issue(op, w.file);
+      done += c.bytes;
+      if (w.what == FormatWrite::What::Payload) r_.payload_bytes += c.bytes;
+      else r_.other_bytes += c.bytes;
+      sizes_[w.file] = std::max(sizes_[w.file], w.offset + done);
+      if (c.error || c.bytes == 0) {
+        int e = c.error ? c.error : EIO;
+        stop(errno_reason(e), e);
+        return false;
+      }
     }
   }
   return true;
@@ -161,6 +171,7 @@ RecorderResult Run::go() {
   block_ = std::max<uint64_t>(1, (cfg_.block_bytes ? cfg_.block_bytes : cfg_.buffer_bytes / 2) / fb);
   P_ = cfg_.period_frames ? cfg_.period_frames : std::clamp<uint64_t>(cap_ / 8, 1, 1024);
   period_s_ = static_cast<double>(P_) / s.sample_rate;
+  per_s_ = 1 / period_s_;
   K_ = static_cast<uint64_t>(std::floor(cfg_.duration_s * s.sample_rate / static_cast<double>(P_) + 1e-9));
   r_.channels = s.channels;
   r_.data_rate = s.bytes_per_second();
@@ -171,6 +182,7 @@ RecorderResult Run::go() {
 
   // Open the files and write their headers before the acquisition starts.
   const auto& names = layout_.file_names();
+  sizes_.assign(names.size(), 0);
   bool open_ok = true;
   for (uint32_t f = 0; f < names.size() && open_ok; ++f) {
     Completion c = issue({OpKind::Create, cfg_.first_file_id + f, 0, 0, cfg_.direct}, f);
@@ -202,7 +214,9 @@ RecorderResult Run::go() {
   }
   if (r_.aborted_at_overrun) r_.stopped_s = clock_.now() - t0_;
 
-  // Close: header patches even after a limit (the file stays readable).
+  // Close: header patches even after a limit (the file stays readable),
+  // describing only the blocks that were written whole.
+  layout_.truncate_frames(r_.frames_written);
   ops_.clear();
   layout_.finish(ops_);
   run_ops(ops_);
@@ -212,7 +226,7 @@ RecorderResult Run::go() {
   }
   r_.end_s = clock_.now();
   r_.frames_not_written = r_.frames_total - r_.frames_written - r_.frames_lost;
-  for (uint32_t f = 0; f < names.size(); ++f) r_.files.push_back({names[f], layout_.file_size(f)});
+  for (uint32_t f = 0; f < names.size(); ++f) r_.files.push_back({names[f], sizes_[f]});
   if (hooks_.progress) hooks_.progress(1.0);
   return r_;
 }

@@ -18,7 +18,7 @@ std::string verdict_line(const RecorderConfig& c, const RecorderResult& r) {
     double lost = static_cast<double>(r.frames_not_written) / static_cast<double>(std::max<uint64_t>(1, r.frames_total));
     std::string fix = r.stop_errno == ENOSPC ? "use a larger device or a shorter recording"
                                              : "use --format w64, rf64 or caf, or a filesystem without that limit";
-    return fmt::format("FAILS: the recording stopped after {} at {}; {:.1f} % of it was not written ({})",
+    return fmt::format("FAILS: the recording stopped after {}: {}; {:.1f} % of it was not written ({})",
                        format_duration(r.stopped_s.value_or(0)), r.stopped_reason, 100 * lost, fix);
   }
   if (r.aborted_at_overrun)

@@ -1,0 +1,109 @@
+// Simulator speed, as ratios measured in one run (STYLE.md 12):
+//   1. 1.5 h of 48 ch x 48 kHz x 24-bit W64 in 1 MiB writes: simulated seconds per wall second
+//      (target >= 10,000x real time);
+//   2. a 16 GB stream in 4 KiB writes: modelled operations per wall second (target >= 5 M/s);
+//   3. `capacity` over every built-in profile with a device, 1.5 h at 48 kHz x 24-bit W64,
+//      1 MiB buffer, 5 seeds: wall seconds (target < 2 s), and simulated recording-hours per
+//      wall second.
+// Run: build/bench/sim_bench   (or cmake --build build --target bench)
+#include <chrono>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "models/model_device.h"
+#include "models/profile.h"
+#include "sim/capacity.h"
+#include "sim/recorder.h"
+
+using namespace sd;
+
+namespace {
+
+double wall() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+Profile must_load(const std::string& spec) {
+  auto p = load_profile(spec);
+  if (!p) {
+    fmt::print(stderr, "sim_bench: {}\n", p.message());
+    std::exit(1);
+  }
+  return *p;
+}
+
+RecorderResult record(const Profile& p, const RecorderConfig& c) {
+  ModelDevice dev(p);
+  VirtualClock clock;
+  return *run_recorder(dev, clock, c);
+}
+
+void long_recording(const char* spec) {
+  Profile p = must_load(spec);
+  RecorderConfig c;
+  c.stream = {48, 48000, 24, false};
+  c.format = FormatKind::W64;
+  c.buffer_bytes = 4ull << 20;
+  c.block_bytes = 1ull << 20;
+  c.duration_s = 5400;
+  double best = 1e9;
+  RecorderResult r;
+  for (int i = 0; i < 3; ++i) {
+    double t = wall();
+    r = record(p, c);
+    best = std::min(best, wall() - t);
+  }
+  fmt::print("1.5 h, 48 ch x 48 kHz x 24-bit W64, 1 MiB writes, {:<30} {:>9.0f}x real time  ({} ops, {:.3f} s)\n",
+             spec, c.duration_s / best, r.ops, best);
+}
+
+void small_writes(const char* spec) {
+  Profile p = must_load(spec);
+  RecorderConfig c;
+  c.stream = {1, 100e6, 8, false};  // 100 MB/s for 160 s: 16 GB, slower than both drives
+  c.buffer_bytes = 64ull << 20;
+  c.block_bytes = 4096;
+  c.duration_s = 160;
+  double t = wall();
+  RecorderResult r = record(p, c);
+  double dt = wall() - t;
+  fmt::print("16 GB stream in 4 KiB writes, {:<30} {:>9.2f} M modelled ops/s ({} ops, {:.3f} s, {} overruns)\n",
+             spec, static_cast<double>(r.ops) / dt / 1e6, r.ops, dt, r.overrun_events);
+}
+
+void capacity_all() {
+  std::vector<Profile> profiles;
+  for (const auto& info : builtin_profiles())
+    if (!info.layer || *info.layer == Layer::Device) profiles.push_back(must_load(info.name));
+  RecorderConfig c;
+  c.stream = {1, 48000, 24, false};
+  c.format = FormatKind::W64;
+  c.buffer_bytes = 1ull << 20;
+  c.duration_s = 5400;
+  double t = wall();
+  std::clock_t cpu0 = std::clock();
+  uint64_t runs = 0;
+  for (const auto& p : profiles) {
+    CapacityQuery q{c, CapacityTarget::Channels, 5, {}, {}};
+    runs += find_capacity(p, q)->runs;
+  }
+  double dt = wall() - t;
+  double cpu = static_cast<double>(std::clock() - cpu0) / CLOCKS_PER_SEC;
+  fmt::print("capacity, {} built-in profiles, 1.5 h, 5 seeds: {:.2f} s wall, {:.2f} s CPU ({} recordings, {:.0f} "
+             "recording-hours per wall second; target < 2 s)\n",
+             profiles.size(), dt, cpu, runs, static_cast<double>(runs) * 1.5 / dt);
+}
+
+}  // namespace
+
+int main() {
+  long_recording("rpi4-buster-ultrafit-exfat");
+  long_recording("usrp-2974");
+  small_writes("laptop-doc001");
+  small_writes("usrp-2974");
+  capacity_all();
+  return 0;
+}
