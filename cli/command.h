@@ -44,6 +44,7 @@ Handler setup_simulate(CLI::App& sub);
 Handler setup_capacity(CLI::App& sub);
 Handler setup_measure(CLI::App& sub);
 Handler setup_record(CLI::App& sub);
+Handler setup_calibrate(CLI::App& sub);
 Handler setup_mount(CLI::App& sub);
 
 }  // namespace sd::cli

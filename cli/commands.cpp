@@ -11,6 +11,7 @@ const std::vector<CommandDef>& commands() {
       {"capacity", "Find the most channels (or highest rate, smallest buffer) a profile records cleanly", setup_capacity},
       {"measure", "Measure real storage with the documents' benchmark sweeps (or run them on a model)", setup_measure},
       {"record", "Record a reference signal to real storage (simulate's recorder in wall time)", setup_record},
+      {"calibrate", "Fit a profile from measured traces, fio logs and rate tables", setup_calibrate},
       {"mount", "Mount a FUSE filesystem that writes as slowly as the emulated device", setup_mount},
   };
   return table;

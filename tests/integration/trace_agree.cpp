@@ -6,7 +6,8 @@
 //   - the virtual completion with the trace's end_s (when the reply really
 //     went out), relative to the issue time, for writes and reads.
 // Prints the error percentiles; exits 1 if the models disagree by more than
-// 1 us or the p99 reply error exceeds --p99-ms (default 1).
+// 1 us or the reply error exceeds --p50-ms (default 1) at p50 or --p99-ms
+// (default 1) at p99.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -20,11 +21,15 @@
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: trace_agree TRACE [--p99-ms X]\n");
+    std::fprintf(stderr, "usage: trace_agree TRACE [--p50-ms X] [--p99-ms Y]\n");
     return 2;
   }
-  double p99_limit = 1e-3;
-  if (argc >= 4 && std::string(argv[2]) == "--p99-ms") p99_limit = std::atof(argv[3]) * 1e-3;
+  double p50_limit = 1e-3, p99_limit = 1e-3;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    std::string k = argv[i];
+    if (k == "--p50-ms") p50_limit = std::atof(argv[i + 1]) * 1e-3;
+    if (k == "--p99-ms") p99_limit = std::atof(argv[i + 1]) * 1e-3;
+  }
   auto tr = sd::read_trace_file(argv[1]);
   if (!tr) {
     std::fprintf(stderr, "%s\n", tr.message().c_str());
@@ -66,6 +71,7 @@ int main(int argc, char** argv) {
               rows.size(), reply_err.size(), model_err, q(0.5) * 1e3, q(0.99) * 1e3, abs_err.back() * 1e3);
   int rc = 0;
   if (model_err > 1e-6) std::fprintf(stderr, "FAIL: the mount's model and the replayed model disagree\n"), rc = 1;
+  if (q(0.5) > p50_limit) std::fprintf(stderr, "FAIL: p50 reply error above %.3f ms\n", p50_limit * 1e3), rc = 1;
   if (q(0.99) > p99_limit) std::fprintf(stderr, "FAIL: p99 reply error above %.3f ms\n", p99_limit * 1e3), rc = 1;
   return rc;
 }

@@ -1,0 +1,369 @@
+#include "calibrate/calibrate.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "models/profile.h"
+
+namespace sd::cal {
+namespace {
+
+std::string base_name(const std::string& path) { return std::filesystem::path(path).filename().string(); }
+
+// Block sizes with at least 3 writes: a sweep has several, a timeline one.
+size_t block_sizes(const Series& s) {
+  std::map<uint64_t, size_t> n;
+  for (const auto& op : s.ops)
+    if (!op.read) ++n[op.bytes];
+  size_t k = 0;
+  for (auto& [b, c] : n) k += c >= 3;
+  return k;
+}
+
+// Read ops of a trace -> one rate point per block size.
+void read_points(const Series& s, std::vector<RatePoint>& out) {
+  struct Acc {
+    double bytes = 0, first = 1e300, last = 0;
+    std::set<int> threads;
+  };
+  std::map<uint64_t, Acc> by;
+  for (const auto& op : s.ops) {
+    if (!op.read || op.bytes == 0) continue;
+    Acc& a = by[op.bytes];
+    a.bytes += static_cast<double>(op.bytes);
+    a.first = std::min(a.first, op.start), a.last = std::max(a.last, op.end);
+    a.threads.insert(op.thread);
+  }
+  for (auto& [b, a] : by)
+    if (a.last > a.first)
+      out.push_back({static_cast<double>(b), static_cast<int>(a.threads.size()), a.bytes / (a.last - a.first) / 1e6,
+                     true, 0, base_name(s.name)});
+}
+
+bool is_fill(const Series& s) {
+  auto it = s.meta.find("sweep");
+  if (it != s.meta.end() && it->second == "fill") return true;
+  for (auto op = s.ops.rbegin(); op != s.ops.rend(); ++op)
+    if (!op->read) return op->error == ENOSPC;
+  return false;
+}
+
+double meta_num(const Series& s, const char* key, double dflt) {
+  auto it = s.meta.find(key);
+  if (it == s.meta.end()) return dflt;
+  try {
+    return std::stod(it->second);
+  } catch (...) {
+    return dflt;
+  }
+}
+
+struct Work {
+  std::vector<Series> series;
+  std::vector<RatePoint> rates;
+};
+
+Status load_all(const Options& o, Work& w, Calibration& c) {
+  auto add = [&](Result<Series> s, bool buffered, bool baseline) -> Status {
+    if (!s) return s.status();
+    s->buffered |= buffered;
+    s->baseline = baseline;
+    c.inputs.push_back(s->name);
+    w.series.push_back(std::move(*s));
+    return {};
+  };
+  for (const auto& p : o.traces)
+    if (Status st = add(load_native_trace(p), false, false); !st.ok()) return st;
+  for (const auto& p : o.buffered)
+    if (Status st = add(load_native_trace(p), true, false); !st.ok()) return st;
+  for (const auto& p : o.baselines)
+    if (Status st = add(load_native_trace(p), false, true); !st.ok()) return st;
+  for (const auto& p : o.fio_logs)
+    if (Status st = add(load_fio_lat_log(p), false, false); !st.ok()) return st;
+  auto add_rates = [&](Result<std::vector<RatePoint>> r, const std::string& p) -> Status {
+    if (!r) return r.status();
+    c.inputs.push_back(p);
+    w.rates.insert(w.rates.end(), r->begin(), r->end());
+    return {};
+  };
+  for (const auto& p : o.fio_json)
+    if (Status st = add_rates(load_fio_json(p), p); !st.ok()) return st;
+  for (const auto& p : o.tables)
+    if (Status st = add_rates(load_rate_table(p), p); !st.ok()) return st;
+  if (c.inputs.empty()) return Status::error("calibrate needs at least one input: a trace, --fio-lat-log, --fio-json or --table");
+  return {};
+}
+
+class Builder {
+ public:
+  explicit Builder(Calibration& c) : c_(c) {}
+  void add(const std::string& key, double value, double band, double r2, size_t n, const std::string& method,
+           const std::string& from) {
+    c_.params.push_back({key, value, band, r2, n, method, from});
+  }
+
+ private:
+  Calibration& c_;
+};
+
+std::string names(const std::vector<const Series*>& v) {
+  std::vector<std::string> n;
+  for (auto* s : v) n.push_back(base_name(s->name));
+  return fmt::format("{}", fmt::join(n, ", "));
+}
+
+// The block-size sweep: per-op points from traces, else aggregate rates.
+SweepFit sweep_from(const std::vector<const Series*>& series, const std::vector<RatePoint>& rates) {
+  std::vector<double> x, y;
+  for (auto* s : series)
+    for (const auto& op : s->ops)
+      if (!op.read && op.bytes > 0) x.push_back(static_cast<double>(op.bytes)), y.push_back(op.end - op.start);
+  if (!x.empty()) return fit_block_sweep(x, y);
+  return fit_block_sweep_rates(rates);
+}
+
+}  // namespace
+
+Result<Calibration> calibrate(const Options& o) {
+  Calibration c;
+  Work w;
+  if (Status st = load_all(o, w, c); !st.ok()) return st;
+  return calibrate_loaded(std::move(w.series), std::move(w.rates), std::move(c.inputs), o);
+}
+
+Result<Calibration> calibrate_loaded(std::vector<Series> series, std::vector<RatePoint> rates,
+                                     std::vector<std::string> inputs, const Options& o) {
+  Calibration c;
+  c.name = o.name;
+  c.base = o.base;
+  c.inputs = std::move(inputs);
+  Work w{std::move(series), std::move(rates)};
+  Builder out(c);
+  bool stalls_in_fs = o.layer == Layer::Filesystem;
+
+  // Sort the series by what they can inform.
+  std::vector<const Series*> sweeps, base_sweeps, timelines, buffered;
+  for (const auto& s : w.series) {
+    read_points(s, w.rates);
+    bool has_writes = std::any_of(s.ops.begin(), s.ops.end(), [](const IoOp& op) { return !op.read; });
+    if (!has_writes) continue;
+    if (s.buffered) buffered.push_back(&s);
+    else if (block_sizes(s) >= 3) (s.baseline ? base_sweeps : sweeps).push_back(&s);
+    else if (!s.baseline) timelines.push_back(&s);
+  }
+
+  // A sweep may come as one file per block size (fio writes a log per job):
+  // pool single-size files when together they cover 3+ sizes.
+  if (sweeps.empty()) {
+    std::set<uint64_t> sizes;
+    for (auto* s : timelines)
+      if (!is_fill(*s))
+        for (const auto& op : s->ops)
+          if (!op.read && op.bytes > 0) sizes.insert(op.bytes);
+    if (sizes.size() >= 3) {
+      // Those files are the sweep's points, not a sustained write.
+      for (auto* s : timelines)
+        if (!is_fill(*s)) sweeps.push_back(s);
+      std::erase_if(timelines, [](const Series* s) { return !is_fill(*s); });
+    }
+  }
+
+  // 1. Per-op overhead and bandwidth (device; the baseline filesystem's sweep if given).
+  const auto& dev_sweeps = base_sweeps.empty() ? sweeps : base_sweeps;
+  SweepFit sweep = sweep_from(dev_sweeps, w.rates);
+  double t0 = 0, t0_band = 0;
+  std::string sweep_from_names = dev_sweeps.empty() ? "rate tables" : names(dev_sweeps);
+  if (sweep.ok) {
+    t0 = std::max(0.0, sweep.overhead_s), t0_band = sweep.overhead_band;
+    out.add("device.op_overhead_us", t0 * 1e6, t0_band * 1e6, sweep.r2, sweep.points, "block-size sweep", sweep_from_names);
+    if (sweep.overhead_s < 0) c.notes.push_back("the block-size sweep's intercept is negative (noise): op_overhead_us set to 0");
+  } else if (!dev_sweeps.empty()) {
+    c.notes.push_back(fmt::format("block-size sweep ({}): {}", sweep_from_names, sweep.why));
+  }
+  if (!sweep.ok && (!timelines.empty() || !buffered.empty()))
+    c.notes.push_back("no block-size sweep: rates below include the per-operation overhead");
+
+  // 2. Burst cache, sustained rate, recovery: the longest sustained write.
+  // (A fill sweep's slowdown near full is not a cache running out: prefer others.)
+  const Series* tl = nullptr;
+  for (auto* s : timelines)
+    if (!tl || (is_fill(*tl) && !is_fill(*s)) || (is_fill(*tl) == is_fill(*s) && s->ops.size() > tl->ops.size())) tl = s;
+  TimelineFit timeline;
+  CleanWrites tl_clean;
+  if (tl) {
+    tl_clean = clean_writes(tl->ops);
+    timeline = fit_timeline(tl_clean);
+    if (!timeline.ok) c.notes.push_back(fmt::format("timeline {}: {}", base_name(tl->name), timeline.why));
+  }
+  auto device_mbps = [&](double op_s, double op_band) {
+    double busy = op_s - t0;
+    double v = timeline.block / busy / 1e6;
+    return std::pair{v, v * std::hypot(op_band, t0_band) / busy};
+  };
+  if (timeline.ok) {
+    std::string from = base_name(tl->name);
+    auto [sus, sus_b] = device_mbps(timeline.sustained_op_s, timeline.sustained_op_band);
+    out.add("device.sustained_mbps", sus, sus_b, timeline.r2, timeline.sustained_points, "sustained-write timeline", from);
+    if (timeline.has_burst) {
+      auto [bm, bm_b] = device_mbps(timeline.burst_op_s, timeline.burst_op_band);
+      out.add("device.burst_bytes", timeline.burst_bytes, timeline.burst_band, timeline.r2,
+              timeline.burst_points + timeline.sustained_points, "sustained-write timeline (change point)", from);
+      out.add("device.burst_mbps", bm, bm_b, timeline.r2, timeline.burst_points, "sustained-write timeline", from);
+      if (timeline.has_recovery)
+        out.add("device.recover_mbps", timeline.recover_bps / 1e6, timeline.recover_band / 1e6, timeline.r2,
+                timeline.gaps, "bytes at burst speed after idle gaps", from);
+      else if (timeline.recovery_saturated)
+        c.notes.push_back("the cache recovered fully in every idle gap: use shorter gaps to measure recover_mbps");
+    } else {
+      c.notes.push_back(fmt::format("no rate change in {} ({:.0f} MB): no burst cache seen (or one larger than the trace)",
+                                    from, tl_clean.total_bytes / 1e6));
+    }
+  } else if (sweep.ok) {
+    out.add("device.sustained_mbps", sweep.mbps, sweep.mbps_band, sweep.r2, sweep.points, "block-size sweep slope",
+            sweep_from_names);
+    c.notes.push_back("sustained_mbps comes from the block-size sweep: if the device has a burst cache the sweep "
+                      "may have run inside it; a long sustained write settles it");
+  }
+
+  // 3. Stalls: outliers of every direct write series.
+  std::vector<double> stalls;
+  double stall_bytes = 0;
+  for (auto* s : timelines) {
+    CleanWrites cw = s == tl ? tl_clean : clean_writes(s->ops);
+    stalls.insert(stalls.end(), cw.stall_s.begin(), cw.stall_s.end());
+    stall_bytes += cw.total_bytes;
+  }
+  if (!timelines.empty()) {
+    StallFit sf = fit_stalls(stalls, stall_bytes);
+    std::string layer = stalls_in_fs ? "filesystem." : "device.";
+    if (sf.ok) {
+      std::string from = names(timelines);
+      out.add(layer + "stall_interval_mb", sf.interval_mb, sf.interval_band, 0, sf.stalls, "stall count per MB written", from);
+      out.add(layer + "stall_duration_ms", sf.median_ms, sf.median_band, 0, sf.stalls, "log-normal fit of stall excess", from);
+      out.add(layer + "stall_duration_sigma", sf.sigma, sf.sigma_band, 0, sf.stalls, "log-normal fit of stall excess", from);
+    } else {
+      c.notes.push_back(sf.why);
+    }
+  }
+
+  // 4. Fill level: a series that ran into ENOSPC (or says its capacity).
+  for (auto* s : timelines) {
+    CleanWrites cw = s == tl ? tl_clean : clean_writes(s->ops);
+    double prefill = meta_num(*s, "prefill_bytes", 0);
+    double capacity = meta_num(*s, "capacity_bytes", 0);
+    bool full = cw.last_error == ENOSPC;
+    if (!full && capacity <= 0) continue;
+    if (capacity <= 0) {
+      capacity = prefill + cw.total_bytes;
+      out.add("device.capacity_bytes", capacity, median(cw.bytes), 1, cw.bytes.size(), "bytes written until ENOSPC",
+              base_name(s->name));
+    }
+    double skip = timeline.has_burst ? timeline.burst_bytes + 2 * timeline.block : 0;
+    FillFit ff = fit_fill(cw, prefill, capacity, skip, t0);
+    if (ff.ok) {
+      out.add("device.fill_knee", ff.knee, ff.knee_band, ff.r2, ff.points, "fill sweep (change point)", base_name(s->name));
+      out.add("device.fill_floor", ff.floor, ff.floor_band, ff.r2, ff.points, "fill sweep", base_name(s->name));
+    } else {
+      c.notes.push_back(fmt::format("fill sweep {}: {}", base_name(s->name), ff.why));
+    }
+    break;
+  }
+
+  // 5. Host page cache: buffered writes.
+  for (auto* s : buffered) {
+    HostFit hf = fit_host_cache(s->ops);
+    if (!hf.ok) {
+      c.notes.push_back(fmt::format("buffered {}: {}", base_name(s->name), hf.why));
+      continue;
+    }
+    out.add("host.dirty_limit_bytes", hf.dirty_limit, hf.dirty_band, hf.r2, hf.points, "buffered writes (fast phase)",
+            base_name(s->name));
+    out.add("host.memory_mbps", hf.memory_mbps, hf.memory_band, hf.r2, hf.points, "buffered writes (fast phase)",
+            base_name(s->name));
+    break;
+  }
+
+  // 6. Reads.
+  bool any_reads = std::any_of(w.rates.begin(), w.rates.end(), [](const RatePoint& r) { return r.read; });
+  if (any_reads) {
+    ReadFit rf = fit_read_table(w.rates);
+    c.read_cells = rf.cells;
+    if (rf.ok) {
+      std::string from = "read table";
+      out.add("device.read_latency_us", rf.p.latency_us, rf.latency_band, rf.r2, rf.points, "read model fit", from);
+      out.add("device.read_mbps", rf.p.mbps, rf.mbps_band, rf.r2, rf.points, "read model fit", from);
+      if (rf.ceiling)
+        out.add("device.read_max_mbps", rf.p.max_mbps, rf.max_band, rf.r2, rf.points, "read model fit", from);
+      else
+        c.notes.push_back("no aggregate read ceiling visible in the table: read_max_mbps left out");
+      out.add("device.read_queue_depth", rf.p.queue_depth, 0, rf.r2, rf.points, "read model fit (searched 1..threads)", from);
+    } else {
+      c.notes.push_back("read table: " + rf.why);
+    }
+  }
+
+  // 7. Filesystem overhead: the same sweep under two filesystems.
+  if (!base_sweeps.empty() && !sweeps.empty()) {
+    SweepFit target = sweep_from(sweeps, {});
+    if (target.ok && sweep.ok) {
+      double d0 = target.overhead_s - sweep.overhead_s, d0_b = std::hypot(target.overhead_band, sweep.overhead_band);
+      double s_t = 1 / (target.mbps * 1e6), s_b = 1 / (sweep.mbps * 1e6);
+      double ds = s_t - s_b, ds_b = std::hypot(s_t * target.mbps_band / target.mbps, s_b * sweep.mbps_band / sweep.mbps);
+      std::string from = names(sweeps) + " vs " + names(base_sweeps);
+      if (d0 > d0_b)
+        out.add("filesystem.request_us", d0 * 1e6, d0_b * 1e6, target.r2, target.points, "sweep difference (intercept)", from);
+      else
+        c.notes.push_back(fmt::format("filesystem: no per-request cost above the noise ({:.3g} ± {:.3g} us)", d0 * 1e6, d0_b * 1e6));
+      if (ds > ds_b)
+        out.add("filesystem.driver_mbps", 1 / ds / 1e6, ds_b / ds / ds / 1e6, target.r2, target.points,
+                "sweep difference (slope)", from);
+      else
+        c.notes.push_back(fmt::format("filesystem: no per-byte driver cost above the noise ({:.3g} ± {:.3g} ns/byte; sweeps {:.5g} ± {:.3g} and {:.5g} ± {:.3g} MB/s)", ds * 1e9, ds_b * 1e9, target.mbps, target.mbps_band, sweep.mbps, sweep.mbps_band));
+    }
+  }
+
+  // Which layers go in the profile, and what stays unfitted there.
+  std::set<Layer> present;
+  for (const auto& e : c.params) present.insert(*layer_from_name(e.key.substr(0, e.key.find('.'))));
+  if (o.layer) {
+    c.layers = {*o.layer};
+    std::erase_if(c.params, [&](const Estimate& e) { return !e.key.starts_with(std::string(layer_name(*o.layer)) + "."); });
+  } else {
+    for (Layer l : kLayers)
+      if (present.count(l)) c.layers.push_back(l);
+  }
+  if (c.params.empty())
+    return Result<Calibration>::error(fmt::format(
+        "no parameter{} could be fitted from the inputs ({}): see `streamdisk calibrate --help` for the sweeps each needs",
+        o.layer ? fmt::format(" of the {} layer", layer_name(*o.layer)) : "", fmt::join(c.notes, "; ")));
+  for (Layer l : c.layers)
+    for (const ParamSpec* s : params_of(l)) {
+      std::string key = fmt::format("{}.{}", layer_name(l), s->key);
+      if (std::none_of(c.params.begin(), c.params.end(), [&](const Estimate& e) { return e.key == key; }))
+        c.missing.push_back({key, sweep_for(l, s->key)});
+    }
+  if (!o.base.empty()) {
+    // Explicit, never silent: what the base sets is copied and labelled so.
+    auto base = load_profile(o.base);
+    if (!base) return Result<Calibration>::error(fmt::format("--base: {}", base.message()));
+    std::erase_if(c.missing, [&](const Missing& m) {
+      Layer l = *layer_from_name(m.key.substr(0, m.key.find('.')));
+      std::string bare = m.key.substr(m.key.find('.') + 1);
+      const LayerProfile* lp = base->layer(l);
+      if (!lp || !lp->params.has(bare)) return false;
+      const ParamValue& v = lp->params.entry(bare);
+      c.params.push_back({m.key, v.value, 0, 0, 0, fmt::format("base profile {}", o.base),
+                          v.source.empty() ? lp->name : v.source});
+      return true;
+    });
+  }
+  return c;
+}
+
+}  // namespace sd::cal

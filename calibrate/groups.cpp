@@ -1,0 +1,333 @@
+#include "calibrate/groups.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace sd::cal {
+namespace {
+
+// Rolling median of `v` over a centred window of `w` points.
+std::vector<double> rolling_median(const std::vector<double>& v, size_t w) {
+  std::vector<double> out(v.size()), buf;
+  size_t half = w / 2;
+  for (size_t i = 0; i < v.size(); ++i) {
+    size_t lo = i > half ? i - half : 0, hi = std::min(v.size(), i + half + 1);
+    if (hi - lo < w && v.size() >= w) {  // keep the window full at the ends
+      if (lo == 0) hi = w;
+      else lo = v.size() - w;
+    }
+    buf.assign(v.begin() + static_cast<long>(lo), v.begin() + static_cast<long>(hi));
+    auto mid = buf.begin() + static_cast<long>(buf.size() / 2);
+    std::nth_element(buf.begin(), mid, buf.end());  // upper median: windows are odd-sized
+    out[i] = *mid;
+  }
+  return out;
+}
+
+struct MeanBand {
+  double mean = 0, band = 0;
+  size_t n = 0;
+};
+MeanBand mean_band(const std::vector<double>& v) {
+  MeanBand m;
+  m.n = v.size();
+  if (v.empty()) return m;
+  double s = 0, s2 = 0;
+  for (double x : v) s += x;
+  m.mean = s / static_cast<double>(m.n);
+  for (double x : v) s2 += (x - m.mean) * (x - m.mean);
+  if (m.n > 1) m.band = t95(m.n - 1) * std::sqrt(s2 / static_cast<double>(m.n - 1) / static_cast<double>(m.n));
+  return m;
+}
+
+}  // namespace
+
+CleanWrites clean_writes(const std::vector<IoOp>& ops, bool smooth) {
+  CleanWrites w;
+  double prev_end = -1;
+  for (const auto& op : ops) {
+    if (op.read) continue;
+    if (op.bytes > 0) {
+      w.bytes.push_back(static_cast<double>(op.bytes));
+      w.duration.push_back(std::max(0.0, op.end - op.start));
+      w.gap_before.push_back(prev_end < 0 ? 0.0 : std::max(0.0, op.start - prev_end));
+      w.total_bytes += static_cast<double>(op.bytes);
+    }
+    prev_end = op.end;
+    w.last_error = op.error;
+  }
+  if (!smooth || w.duration.size() < 20) return w;
+  // Durations per byte, so a last short write does not look like a stall.
+  std::vector<double> per(w.duration.size());
+  for (size_t i = 0; i < per.size(); ++i) per[i] = w.duration[i] / w.bytes[i];
+  std::vector<double> base = rolling_median(per, 51);
+  std::vector<double> rel(per.size());
+  for (size_t i = 0; i < per.size(); ++i) rel[i] = base[i] > 0 ? per[i] / base[i] - 1 : 0;
+  double scale = 1.4826 * mad(rel, median(rel));
+  // A stall is far outside the ordinary jitter, and at least a quarter of an op.
+  double limit = std::max(8 * scale, 0.25);
+  for (size_t i = 0; i < per.size(); ++i)
+    if (rel[i] > limit) {
+      double expected = base[i] * w.bytes[i];
+      w.stall_s.push_back(w.duration[i] - expected);
+      w.duration[i] = expected;
+    }
+  return w;
+}
+
+SweepFit fit_block_sweep(const std::vector<double>& bytes, const std::vector<double>& seconds) {
+  SweepFit f;
+  std::map<double, std::vector<double>> by_size;
+  for (size_t i = 0; i < bytes.size(); ++i) by_size[bytes[i]].push_back(seconds[i]);
+  std::vector<double> x, y, w;
+  for (auto& [b, d] : by_size) {
+    if (d.size() < 3) continue;
+    // Drop stalls and hiccups: far from the typical time for this size.
+    double med = median(d), s = 1.4826 * mad(d, med);
+    std::vector<double> kept;
+    for (double v : d)
+      if (s == 0 || std::fabs(v - med) <= 6 * s) kept.push_back(v);
+    MeanBand m = mean_band(kept);
+    double var = std::pow(m.band / t95(std::max<size_t>(1, m.n - 1)), 2);  // variance of the mean
+    var = std::max(var, std::pow(1e-6 * m.mean, 2));
+    x.push_back(b), y.push_back(m.mean), w.push_back(1 / var);
+    f.points += m.n;
+  }
+  f.sizes = x.size();
+  if (x.size() < 3) {
+    f.why = fmt::format("a block-size sweep needs at least 3 block sizes with 3+ writes each (got {})", x.size());
+    return f;
+  }
+  LineFit line = fit_line(x, y, w);
+  if (!line.ok || line.slope <= 0) {
+    f.why = "time per write does not grow with the block size: not a block-size sweep";
+    return f;
+  }
+  f.ok = true;
+  f.overhead_s = line.intercept;
+  f.overhead_band = line.intercept_band;
+  f.mbps = 1 / line.slope / 1e6;
+  f.mbps_band = f.mbps * line.slope_band / line.slope;
+  f.r2 = line.r2;
+  return f;
+}
+
+SweepFit fit_block_sweep_rates(const std::vector<RatePoint>& rates) {
+  std::vector<double> x, y;
+  for (const auto& r : rates)
+    if (!r.read && r.threads == 1) {
+      // Three identical points stand in for the one measurement so the
+      // per-size machinery applies; the band then comes from the line's scatter.
+      for (int k = 0; k < 3; ++k) x.push_back(r.block_bytes), y.push_back(r.block_bytes / (r.mbps * 1e6));
+    }
+  SweepFit f = fit_block_sweep(x, y);
+  if (!f.ok) return f;
+  LineFit line;
+  std::vector<double> ux, uy;
+  for (size_t i = 0; i < x.size(); i += 3) ux.push_back(x[i]), uy.push_back(y[i]);
+  line = fit_line(ux, uy);
+  f.overhead_s = line.intercept, f.overhead_band = line.intercept_band;
+  f.mbps = 1 / line.slope / 1e6, f.mbps_band = f.mbps * line.slope_band / line.slope;
+  f.r2 = line.r2, f.points = ux.size();
+  return f;
+}
+
+TimelineFit fit_timeline(const CleanWrites& w) {
+  TimelineFit f;
+  size_t n = w.duration.size();
+  if (n < 50) {
+    f.why = fmt::format("a sustained-write timeline needs 50+ writes (got {})", n);
+    return f;
+  }
+  f.block = median(w.bytes);
+  double gap_limit = std::max(0.01, 20 * median(w.duration));
+  size_t run = 1;
+  while (run < n && w.gap_before[run] <= gap_limit) ++run;
+  std::vector<double> x{0}, y{0};
+  for (size_t i = 0; i < run; ++i) x.push_back(x.back() + w.bytes[i]), y.push_back(y.back() + w.duration[i]);
+  SegmentFit one = fit_segments_at(x, y, {});
+  SegmentFit two = fit_segments(x, y, 2, 0.01);
+  f.has_burst = two.ok && two.slopes[1] > 1.05 * two.slopes[0] && two.sse < 0.25 * one.sse;
+  std::vector<double> fast, slow;
+  double knot = f.has_burst ? two.knots[0] : 0;
+  for (size_t i = 0; i < run; ++i) {
+    if (x[i + 1] <= knot) fast.push_back(w.duration[i]);
+    else if (x[i] >= knot) slow.push_back(w.duration[i]);
+  }
+  if (slow.size() < 10) {
+    f.why = "the timeline has too few writes after the rate change to measure the sustained rate";
+    return f;
+  }
+  MeanBand s = mean_band(slow);
+  f.ok = true;
+  f.sustained_op_s = s.mean, f.sustained_op_band = s.band, f.sustained_points = s.n;
+  f.r2 = (f.has_burst ? two : one).r2;
+  if (!f.has_burst) return f;
+  MeanBand b = mean_band(fast);
+  f.burst_op_s = b.mean, f.burst_op_band = b.band, f.burst_points = b.n;
+  f.burst_bytes = knot;
+  f.burst_band = std::max((two.knot_hi - two.knot_lo) / 2, f.block / 2);
+  // Recovery: after each idle gap past the knee, the cache takes the bytes it
+  // freed at burst speed. Walk the fast writes; the straddling one counts in part.
+  double tau_fast = b.mean / f.block, tau_slow = s.mean / f.block;
+  std::vector<double> ratios;
+  double sum_f = 0, sum_t = 0;
+  double cum = 0;
+  for (size_t i = 0; i < n; ++i) {
+    bool after_knee = cum > knot + f.block;
+    cum += w.bytes[i];
+    if (i < run || !after_knee || w.gap_before[i] <= gap_limit) continue;
+    double F = 0;
+    for (size_t k = i; k < n && (k == i || w.gap_before[k] <= gap_limit); ++k) {
+      double per = w.duration[k] / w.bytes[k];
+      double frac = std::clamp((tau_slow - per) / (tau_slow - tau_fast), 0.0, 1.0);
+      if (frac < 0.5) {
+        F += frac * w.bytes[k];
+        break;
+      }
+      F += w.bytes[k];
+    }
+    ++f.gaps;
+    if (F >= 0.95 * f.burst_bytes) {
+      f.recovery_saturated = true;
+      continue;
+    }
+    ratios.push_back(F / w.gap_before[i]);
+    sum_f += F, sum_t += w.gap_before[i];
+  }
+  if (!ratios.empty() && sum_t > 0) {
+    f.has_recovery = true;
+    f.recover_bps = sum_f / sum_t;
+    MeanBand r = mean_band(ratios);
+    f.recover_band = std::max(r.band, f.block / sum_t);
+  }
+  return f;
+}
+
+HostFit fit_host_cache(const std::vector<IoOp>& ops) {
+  HostFit f;
+  std::vector<double> x{0}, y{0}, d, b;
+  double t0 = -1;
+  for (const auto& op : ops) {
+    if (op.read || op.bytes == 0) continue;
+    if (t0 < 0) t0 = op.start;
+    x.push_back(x.back() + static_cast<double>(op.bytes));
+    y.push_back(op.end - t0);
+    d.push_back(op.end - op.start), b.push_back(static_cast<double>(op.bytes));
+  }
+  f.points = d.size();
+  if (d.size() < 50) {
+    f.why = fmt::format("buffered writes: need 50+ writes (got {})", d.size());
+    return f;
+  }
+  SegmentFit two = fit_segments(x, y, 2, 0.01);
+  if (!two.ok || two.slopes[1] < 1.5 * two.slopes[0]) {
+    f.why = "buffered writes show no fast phase: the page cache is larger than the data written, or absent";
+    return f;
+  }
+  SegmentFit use = two;
+  if (d.size() >= 200) {
+    SegmentFit three = fit_segments(x, y, 3, 0.01);
+    if (three.ok && three.sse < 0.3 * two.sse && three.slopes[1] > 1.5 * three.slopes[0] &&
+        three.slopes[2] > 1.05 * three.slopes[1])
+      use = three;  // the device's own burst cache ran out later
+  }
+  double knot = use.knots[0];
+  double next = use.knots.size() > 1 ? use.knots[1] : x.back();
+  std::vector<double> fast, slow;
+  for (size_t i = 0; i < d.size(); ++i) {
+    if (x[i + 1] <= knot) fast.push_back(d[i] / b[i]);
+    else if (x[i] >= knot && x[i + 1] <= next) slow.push_back(d[i] / b[i]);
+  }
+  if (fast.size() < 5 || slow.size() < 5) {
+    f.why = "buffered writes: too few writes on one side of the cache-full point";
+    return f;
+  }
+  MeanBand mf = mean_band(fast), ms = mean_band(slow);
+  double tc = use.intercept + use.slopes[0] * knot;  // when the cache filled
+  double drain = 1 / ms.mean, drain_band = drain * ms.band / ms.mean;
+  f.ok = true;
+  f.memory_mbps = 1 / mf.mean / 1e6;
+  f.memory_band = f.memory_mbps * mf.band / mf.mean;
+  f.drain_mbps = drain / 1e6;
+  // Dirty data at the knee = written - already drained to the device.
+  f.dirty_limit = knot - drain * tc;
+  f.dirty_band = std::hypot((use.knot_hi - use.knot_lo) / 2, tc * drain_band) + median(b);
+  f.r2 = use.r2;
+  return f;
+}
+
+FillFit fit_fill(const CleanWrites& w, double prefill, double capacity, double skip_bytes, double overhead_s) {
+  FillFit f;
+  std::vector<double> fill, rate;
+  double cum = 0;
+  for (size_t i = 0; i < w.duration.size(); ++i) {
+    cum += w.bytes[i];
+    double busy = w.duration[i] - overhead_s;
+    if (cum <= skip_bytes || busy <= 0) continue;
+    fill.push_back((prefill + cum) / capacity);
+    rate.push_back(w.bytes[i] / busy);
+  }
+  f.points = fill.size();
+  if (fill.size() < 50) {
+    f.why = fmt::format("a fill sweep needs 50+ writes past the burst phase (got {})", fill.size());
+    return f;
+  }
+  SegmentFit two = fit_segments(fill, rate, 2, 0.01);
+  if (!two.ok) {
+    f.why = "the fill sweep could not be fitted";
+    return f;
+  }
+  double knee = two.knots[0];
+  double at_knee = two.intercept + two.slopes[0] * knee;
+  double at_full = at_knee + two.slopes[1] * (1 - knee);
+  size_t before = 0;
+  for (double v : fill) before += v <= knee;
+  double rmse = std::sqrt(two.sse / static_cast<double>(fill.size() - 3));
+  double se_knee = rmse / std::sqrt(std::max<double>(1, static_cast<double>(before)));
+  double se_full = 2 * rmse / std::sqrt(std::max<double>(1, static_cast<double>(fill.size() - before)));
+  if (at_full > at_knee - 2 * std::hypot(se_knee, se_full) || at_full > 0.99 * at_knee) {
+    f.why = fmt::format("the rate does not fall with the fill level up to {:.0f} % full", fill.back() * 100);
+    return f;
+  }
+  f.ok = true;
+  f.knee = knee;
+  f.knee_band = std::max((two.knot_hi - two.knot_lo) / 2, 1 / capacity);
+  f.floor = std::max(0.001, at_full / at_knee);
+  f.floor_band = f.floor * 1.96 * std::hypot(se_knee / at_knee, se_full / at_full);
+  f.r2 = two.r2;
+  return f;
+}
+
+StallFit fit_stalls(const std::vector<double>& stall_s, double bytes_written) {
+  StallFit f;
+  f.stalls = stall_s.size();
+  f.mb_written = bytes_written / 1e6;
+  if (f.stalls < 5) {
+    f.why = f.stalls == 0 ? fmt::format("no stalls in {:.0f} MB of writes: stall parameters left out (the model's "
+                                        "default is no stalls)", f.mb_written)
+                          : fmt::format("{} stall(s) in {:.0f} MB of writes: too few to fit their distributions",
+                                        f.stalls, f.mb_written);
+    return f;
+  }
+  double n = static_cast<double>(f.stalls);
+  std::vector<double> logs;
+  for (double s : stall_s) logs.push_back(std::log(std::max(s, 1e-9)));
+  MeanBand m = mean_band(logs);
+  double var = 0;
+  for (double l : logs) var += (l - m.mean) * (l - m.mean);
+  double sigma = std::sqrt(var / (n - 1));
+  f.ok = true;
+  f.interval_mb = f.mb_written / n;  // maximum likelihood for a Poisson process in bytes
+  f.interval_band = f.interval_mb * 1.96 / std::sqrt(n);
+  f.median_ms = std::exp(m.mean) * 1e3;
+  f.median_band = f.median_ms * (std::exp(m.band) - 1);
+  f.sigma = sigma;
+  f.sigma_band = 1.96 * sigma / std::sqrt(2 * (n - 1));
+  return f;
+}
+
+}  // namespace sd::cal

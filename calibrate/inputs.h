@@ -1,0 +1,63 @@
+// What calibrate reads, reduced to what the fits need: per-operation timings
+// (native traces, fio per-I/O latency logs) and aggregate rates (fio JSON
+// output, a CSV table of block size x threads -> MB/s). Formats: docs/calibrate.md.
+#pragma once
+#include <cstdint>
+#include <istream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/status.h"
+#include "models/trace.h"
+
+namespace sd::cal {
+
+// One read or write, times in seconds from the start of the run.
+struct IoOp {
+  double start = 0, end = 0;
+  uint64_t bytes = 0;
+  bool read = false;
+  int thread = 0;
+  int error = 0;  // errno; ENOSPC marks the end of a fill sweep
+};
+
+// The operations of one input file, in issue order.
+struct Series {
+  std::string name;                         // the file it came from (for sources and messages)
+  std::map<std::string, std::string> meta;  // "# key=value" lines of a native trace
+  std::vector<IoOp> ops;
+  bool buffered = false;  // writes went through the host page cache (meta direct=0)
+  bool baseline = false;  // same device under the reference filesystem (--baseline)
+  bool fio = false;       // from a fio log: end times have 1 ms resolution
+};
+
+// One aggregate figure: `threads` streams of `block_bytes` requests got `mbps`.
+struct RatePoint {
+  double block_bytes = 0;
+  int threads = 1;
+  double mbps = 0;
+  bool read = true;
+  double seconds_per_op = 0;  // mean latency if known (fio JSON), else 0
+  std::string source;         // "file:line" or "file job 'name'"
+};
+
+// Native trace (models/trace.h); reads and writes kept, other ops dropped.
+Result<Series> load_native_trace(const std::string& path);
+Result<Series> series_from_trace(const Trace& t, const std::string& name);
+// fio write_lat_log / clat log, fio 3.33 column order (see
+// ../shared/research/formats-and-logs.md): time_ms, value_ns, ddir, bs,
+// [offset], prio[, issue_time_ns]. Needs per-I/O rows (no log_avg_msec).
+Result<Series> load_fio_lat_log(const std::string& path);
+Result<Series> parse_fio_lat_log(std::istream& in, const std::string& name);
+// fio --output-format=json: one point per job and direction with I/O.
+Result<std::vector<RatePoint>> load_fio_json(const std::string& path);
+Result<std::vector<RatePoint>> parse_fio_json(const std::string& text, const std::string& name);
+// The rate table CSV: "block_bytes,threads,mbps[,op]" (docs/calibrate.md).
+Result<std::vector<RatePoint>> load_rate_table(const std::string& path);
+Result<std::vector<RatePoint>> parse_rate_table(std::istream& in, const std::string& name);
+
+// fio's size syntax: "4k" = 4096, "1m" = 1 MiB (fio's default kb_base=1024).
+Result<double> parse_fio_size(const std::string& text);
+
+}  // namespace sd::cal

@@ -1,0 +1,109 @@
+#include "calibrate/synthetic.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace sd::cal {
+
+double NoiseGen::uniform() {
+  uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return (static_cast<double>(z >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+double NoiseGen::normal() {
+  double u1 = uniform(), u2 = uniform();
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+}
+
+namespace {
+
+// Runs writes through the model and records them with noisy durations: the
+// model says how long each op took, the "measurement" adds jitter.
+class Recorder {
+ public:
+  Recorder(const Profile& p, const char* sweep, Noise n, bool direct = true)
+      : dev_(p, ModelOptions{n.seed}), rng_(n.seed ^ 0xA5A5), jitter_(n.jitter), direct_(direct) {
+    trace_.meta = {{"tool", "streamdisk synthetic"}, {"profile", p.name}, {"sweep", sweep},
+                   {"seed", fmt::format("{}", n.seed)}, {"direct", direct ? "1" : "0"}};
+    dev_.submit({OpKind::Create, 1, 0, 0}, 0);
+  }
+  // One write issued now; returns false once the device refuses (ENOSPC).
+  bool write(uint64_t bytes) {
+    Completion c = dev_.submit({OpKind::Write, 1, offset_, bytes, direct_}, model_now_);
+    double d = (c.done - model_now_) * std::max(0.05, 1 + jitter_ * rng_.normal());
+    TraceRecord r;
+    r.start = now_, r.end = now_ + d, r.file = "1", r.offset = offset_, r.bytes = c.bytes, r.error = c.error;
+    trace_.records.push_back(r);
+    model_now_ = c.done, now_ = r.end;
+    offset_ += c.bytes;
+    return c.error == 0 && c.bytes > 0;  // a short write is followed by the error, as with dd
+  }
+  void forget() { trace_.records.clear(); }
+  void idle(double s) { model_now_ += s, now_ += s; }
+  Trace take() { return std::move(trace_); }
+  double written() const { return static_cast<double>(offset_); }
+
+ private:
+  ModelDevice dev_;
+  NoiseGen rng_;
+  double jitter_;
+  bool direct_;
+  Trace trace_;
+  double now_ = 0, model_now_ = 0;
+  uint64_t offset_ = 0;
+};
+
+}  // namespace
+
+Trace synth_block_sweep(const Profile& p, const std::vector<uint64_t>& sizes, size_t count, Noise n,
+                        double precondition) {
+  Recorder r(p, "blocksize", n);
+  while (r.written() < precondition) r.write(1 << 20);
+  r.forget();
+  for (uint64_t b : sizes)
+    for (size_t i = 0; i < count; ++i) r.write(b);
+  return r.take();
+}
+
+Trace synth_sustained(const Profile& p, uint64_t block, double total, const std::vector<std::pair<double, double>>& gaps,
+                      Noise n) {
+  Recorder r(p, "sustained", n);
+  size_t g = 0;
+  while (r.written() < total) {
+    if (g < gaps.size() && r.written() >= gaps[g].first) r.idle(gaps[g++].second);
+    if (!r.write(block)) break;
+  }
+  return r.take();
+}
+
+Trace synth_fill(const Profile& p, uint64_t block, Noise n) {
+  Recorder r(p, "fill", n);
+  while (r.write(block)) {
+  }
+  return r.take();
+}
+
+Trace synth_buffered(const Profile& p, uint64_t block, double total, Noise n) {
+  Recorder r(p, "buffered", n, false);
+  while (r.written() < total && r.write(block)) {
+  }
+  return r.take();
+}
+
+std::vector<RatePoint> synth_read_table(const ReadParams& p, const std::vector<double>& blocks, int max_threads,
+                                        Noise n) {
+  NoiseGen rng(n.seed);
+  std::vector<RatePoint> out;
+  for (double b : blocks)
+    for (int t = 1; t <= max_threads; ++t) {
+      double v = predict_read_mbps(p, b, t) * (1 + n.jitter * rng.normal());
+      out.push_back({b, t, v, true, 0, fmt::format("synthetic {}x{}", b, t)});
+    }
+  return out;
+}
+
+}  // namespace sd::cal

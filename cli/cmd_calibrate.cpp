@@ -1,0 +1,151 @@
+// streamdisk calibrate TRACE... [--fio-lat-log F] [--fio-json F] [--table CSV]
+//   [--buffered T] [--baseline T] [--layer L] [--base PROFILE] [-o FILE] [--json]
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "calibrate/calibrate.h"
+#include "cli/command.h"
+#include "models/units.h"
+
+namespace sd::cli {
+namespace {
+
+struct CalArgs {
+  cal::Options opt;
+  std::string layer, out;
+  bool json = false;
+};
+
+std::string unit_of(const std::string& key) {
+  auto dot = key.find('.');
+  const ParamSpec* s = find_param(*layer_from_name(key.substr(0, dot)), key.substr(dot + 1));
+  return s ? std::string(unit_name(s->unit)) : "";
+}
+
+std::string shown(double v) { return fmt::format("{:.5g}", v); }
+
+void print_human(const cal::Calibration& c, const std::string& out_path) {
+  fmt::print("Calibrated '{}' from {} input(s): {}\n\n", c.name, c.inputs.size(), fmt::join(c.inputs, ", "));
+  fmt::print("  {:<30} {:>12} {:<9} {:>11} {:>9} {:>7}  {}\n", "parameter", "value", "unit", "± (95 %)", "R²", "points",
+             "fit (input)");
+  for (const auto& e : c.params) {
+    bool base = e.method.starts_with("base profile");
+    fmt::print("  {:<30} {:>12} {:<9} {:>11} {:>9} {:>7}  {} ({})\n", e.key, shown(e.value), unit_of(e.key),
+               base ? "-" : shown(e.band), base || e.r2 == 0 ? "-" : fmt::format("{:.5f}", e.r2),
+               base ? "-" : fmt::format("{}", e.points), e.method, e.from);
+  }
+  if (!c.missing.empty()) {
+    fmt::print("\nNot fitted, left out of the profile (the model's defaults apply):\n");
+    for (const auto& m : c.missing) fmt::print("  {:<30} needs {}\n", m.key, m.sweep);
+  }
+  bool off = false;
+  for (const auto& cell : c.read_cells)
+    if (!cell.used || std::abs(cell.rel_err) > 0.10) {
+      if (!off) fmt::print("\nRead cells more than 10 % off the fitted read model (noise or effects the model lacks):\n");
+      off = true;
+      fmt::print("  {:>9} x {} thread(s): measured {:8.2f} MB/s, model {:8.2f} ({:+.0f} %){}\n", format_size(cell.block),
+                 cell.threads, cell.measured, cell.predicted, cell.rel_err * 100, cell.used ? "" : "  [left out of the fit]");
+    }
+  if (!c.notes.empty()) {
+    fmt::print("\nNotes:\n");
+    for (const auto& n : c.notes) fmt::print("  - {}\n", n);
+  }
+  if (!out_path.empty()) fmt::print("\nWrote {} (try: streamdisk show {})\n", out_path, out_path);
+}
+
+nlohmann::json to_json(const cal::Calibration& c, const std::string& out_path) {
+  nlohmann::json j;
+  j["format"] = "streamdisk-calibrate";
+  j["format_version"] = 1;
+  j["name"] = c.name;
+  j["inputs"] = c.inputs;
+  j["profile"] = out_path.empty() ? nlohmann::json(nullptr) : nlohmann::json(out_path);
+  j["params"] = nlohmann::json::array();
+  for (const auto& e : c.params)
+    j["params"].push_back({{"key", e.key}, {"value", e.value}, {"unit", unit_of(e.key)}, {"band95", e.band},
+                           {"r2", e.r2}, {"points", e.points}, {"method", e.method}, {"from", e.from}});
+  j["missing"] = nlohmann::json::array();
+  for (const auto& m : c.missing) j["missing"].push_back({{"key", m.key}, {"needs", m.sweep}});
+  j["read_cells"] = nlohmann::json::array();
+  for (const auto& r : c.read_cells)
+    j["read_cells"].push_back({{"block_bytes", r.block}, {"threads", r.threads}, {"measured_mbps", r.measured},
+                               {"model_mbps", r.predicted}, {"rel_err", r.rel_err}, {"used", r.used}});
+  j["notes"] = c.notes;
+  return j;
+}
+
+// Writes `text` to path.part, then renames: no half-written profile on failure.
+Status write_atomically(const std::string& path, const std::string& text) {
+  std::string part = path + ".part";
+  {
+    std::ofstream f(part, std::ios::trunc);
+    if (!f) return Status::error(fmt::format("cannot write '{}': check that the directory exists and is writable", path));
+    f << text;
+    f.close();
+    if (!f) {
+      std::remove(part.c_str());
+      return Status::error(fmt::format("writing '{}' failed (disk full?)", path));
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(part, path, ec);
+  if (ec) {
+    std::remove(part.c_str());
+    return Status::error(fmt::format("cannot rename '{}' into place: {}", part, ec.message()));
+  }
+  return {};
+}
+
+}  // namespace
+
+Handler setup_calibrate(CLI::App& sub) {
+  auto a = std::make_shared<CalArgs>();
+  sub.add_option("traces", a->opt.traces, "Native traces (streamdisk-trace 1) of direct writes and/or reads");
+  sub.add_option("--buffered", a->opt.buffered, "A native trace of buffered writes (host page cache); repeatable");
+  sub.add_option("--baseline", a->opt.baselines,
+                 "A block-size sweep of the same device under a reference filesystem; the difference to the "
+                 "sweeps in TRACE gives the filesystem layer; repeatable");
+  sub.add_option("--fio-lat-log", a->opt.fio_logs, "fio per-I/O latency log (write_lat_log=NAME gives NAME_lat.1.log); repeatable");
+  sub.add_option("--fio-json", a->opt.fio_json, "fio --output-format=json output; one job per block size/thread count; repeatable");
+  sub.add_option("--table", a->opt.tables, "CSV table block_bytes,threads,mbps[,op] (docs/calibrate.md); repeatable");
+  sub.add_option("--layer", a->layer, "Write only this layer: device, filesystem or host")
+      ->check(CLI::IsMember({"device", "filesystem", "host"}));
+  sub.add_option("--base", a->opt.base,
+                 "Take parameters no input informs from this profile (labelled as such in the output)");
+  sub.add_option("--name", a->opt.name, "Name of the calibrated profile (default: calibrated)");
+  sub.add_option("-o,--output", a->out, "Write the profile TOML here (written whole or not at all)");
+  sub.add_flag("--json", a->json, "Print the fit report as JSON");
+  sub.footer(
+      "Each parameter group is fitted from the data that informs it: per-op overhead and bandwidth from a\n"
+      "block-size sweep; burst size/rate, sustained rate, recovery from a long sustained write (with idle\n"
+      "gaps); fill knee/floor from a write until ENOSPC; stalls from per-write latency outliers; the page\n"
+      "cache from buffered writes; reads from a threads x block-size table; filesystem costs from --baseline.\n"
+      "Parameters without data are left out, with the sweep that would inform them.\n\n"
+      "Examples:\n"
+      "  streamdisk calibrate sweep.csv sustained.csv fill.csv -o my-ssd.toml\n"
+      "  streamdisk calibrate --fio-lat-log w_lat.1.log --name usb-stick -o usb-stick.toml\n"
+      "  streamdisk calibrate --table data/tables/doc001-read.csv --base samsung-960evo-250g -o ssd.toml --json\n"
+      "  streamdisk calibrate exfat-sweep.csv --baseline ext4-sweep.csv --layer filesystem -o exfat.toml");
+  return [a] {
+    if (!a->layer.empty()) a->opt.layer = layer_from_name(a->layer);
+    if (!a->out.empty() && std::filesystem::is_directory(a->out))
+      return bad_input(fmt::format("-o {} is a directory: give a file name such as {}/my-device.toml", a->out, a->out));
+    auto c = cal::calibrate(a->opt);
+    if (!c) return bad_input(c.message());
+    if (!a->out.empty()) {
+      auto toml = cal::profile_toml(*c);
+      if (!toml) return bad_input(toml.message());
+      if (Status st = write_atomically(a->out, *toml); !st.ok()) return bad_input(st.message());
+    }
+    if (a->json) fmt::print("{}\n", to_json(*c, a->out).dump(2));
+    else print_human(*c, a->out);
+    return kExitOk;
+  };
+}
+
+}  // namespace sd::cli

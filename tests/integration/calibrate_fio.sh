@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# calibrate from fio's own output: fio 3.33 (Debian 12) writes a block-size
+# sweep to a local temp directory with write_lat_log (per-I/O latencies) and
+# JSON output; calibrate fits per-op overhead and bandwidth from the logs
+# alone, and from the JSON alone. The check: the fitted line reproduces the
+# median latency of each block size as computed independently (sort/awk) from
+# fio's raw log, within 50 % (real storage is noisy; unit or column mistakes
+# are factors of 1000). Medians, because calibrate fits the typical write and
+# treats the rare slow ones (page-cache throttling) as stalls.
+. "$SD_SOURCE_DIR/tests/lib.sh"
+command -v fio >/dev/null || { echo "fio is not installed (run.sh installs it)"; exit 1; }
+# tmpfs when there is one: on a disk shared with busy neighbours, page-cache
+# writeback throttling makes the few 1 MiB writes' median meaningless.
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then dir=$(mktemp -d -p /dev/shm); else dir=$(mktemp -d); fi
+trap 'rm -rf "$dir"' EXIT
+cd "$dir" || exit 1
+fio --directory="$dir" --ioengine=psync --rw=write --size=16m --log_offset=1 --output-format=json \
+    --output="$dir/fio.json" \
+    --name=b4k --bs=4k --write_lat_log=b4k \
+    --name=b64k --bs=64k --write_lat_log=b64k --stonewall \
+    --name=b1m --bs=1m --size=64m --write_lat_log=b1m --stonewall >/dev/null 2>&1 || fail "fio failed"
+logs=()
+for j in b4k b64k b1m; do
+  log=$(ls "$dir"/${j}_lat.*.log 2>/dev/null | head -1)
+  [ -n "$log" ] || { fail "fio wrote no latency log for $j"; continue; }
+  logs+=(--fio-lat-log "$log")
+done
+json=$("$STREAMDISK" calibrate "${logs[@]}" --json -o "$dir/fio-dev.toml") || fail "calibrate from fio logs failed"
+value() { printf '%s\n' "$json" | awk -v k="\"$1\"" '$0 ~ "\"key\": " k { hit = 1 } hit && /"value":/ { gsub(/[ ,]/, "", $2); print $2; exit }'; }
+t0_us=$(value device.op_overhead_us)
+mbps=$(value device.sustained_mbps)
+[ -n "$t0_us" ] && [ -n "$mbps" ] || fail "calibrate did not fit op_overhead_us and a bandwidth from fio logs: $json"
+for j in b4k b64k b1m; do
+  log=$(ls "$dir"/${j}_lat.*.log | head -1)
+  # Column 2 is the latency in ns, column 4 the block size (fio 3.33).
+  bs=$(awk -F', *' 'NR == 1 { print $4 }' "$log")
+  mean_ns=$(awk -F', *' '{ print $2 }' "$log" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+  awk -v m="$mean_ns" -v b="$bs" -v t0="$t0_us" -v bw="$mbps" 'BEGIN {
+        model = t0 * 1000 + b / bw * 1000; r = model / m; exit !(r > 0.5 && r < 1.5) }' \
+    || fail "$j: fitted line gives $t0_us us + $bs B / $mbps MB/s, fio's log says median $mean_ns ns"
+done
+"$STREAMDISK" show "$dir/fio-dev.toml" >/dev/null || fail "the profile calibrated from fio logs does not load"
+# The JSON alone: one point per job gives the same kind of fit.
+"$STREAMDISK" calibrate --fio-json "$dir/fio.json" | grep -q "device.op_overhead_us" \
+  || fail "calibrate from fio JSON did not fit op_overhead_us"
+finish
