@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 packages=(cmake ninja-build g++ pkg-config libfuse3-dev fuse3 libeigen3-dev libtomlplusplus-dev catch2
-          libfmt-dev libcli11-dev nlohmann-json3-dev fio sox)
+          libfmt-dev libcli11-dev nlohmann-json3-dev fio strace sox python3 chromium)
 packages+=(jq sndfile-programs libsndfile1-dev)  # measure/record tests: JSON checks, independent audio readers
 missing=()
 for p in "${packages[@]}"; do

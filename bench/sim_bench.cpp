@@ -22,6 +22,8 @@ using namespace sd;
 
 namespace {
 
+double cpu() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
+
 double wall() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -49,15 +51,17 @@ void long_recording(const char* spec) {
   c.buffer_bytes = 4ull << 20;
   c.block_bytes = 1ull << 20;
   c.duration_s = 5400;
-  double best = 1e9;
+  double best = 1e9, best_cpu = 1e9;
   RecorderResult r;
   for (int i = 0; i < 3; ++i) {
-    double t = wall();
+    double t = wall(), tc = cpu();
     r = record(p, c);
     best = std::min(best, wall() - t);
+    best_cpu = std::min(best_cpu, std::max(cpu() - tc, 1e-6));
   }
-  fmt::print("1.5 h, 48 ch x 48 kHz x 24-bit W64, 1 MiB writes, {:<30} {:>9.0f}x real time  ({} ops, {:.3f} s)\n",
-             spec, c.duration_s / best, r.ops, best);
+  fmt::print("1.5 h, 48 ch x 48 kHz x 24-bit W64, 1 MiB writes, {:<28} {:>9.0f}x real time ({:.0f}x per CPU second; "
+             "{} ops, {:.3f} s)\n",
+             spec, c.duration_s / best, c.duration_s / best_cpu, r.ops, best);
 }
 
 void small_writes(const char* spec) {
@@ -67,11 +71,13 @@ void small_writes(const char* spec) {
   c.buffer_bytes = 64ull << 20;
   c.block_bytes = 4096;
   c.duration_s = 160;
-  double t = wall();
+  double t = wall(), tc = cpu();
   RecorderResult r = record(p, c);
-  double dt = wall() - t;
-  fmt::print("16 GB stream in 4 KiB writes, {:<30} {:>9.2f} M modelled ops/s ({} ops, {:.3f} s, {} overruns)\n",
-             spec, static_cast<double>(r.ops) / dt / 1e6, r.ops, dt, r.overrun_events);
+  double dt = wall() - t, dc = cpu() - tc;
+  fmt::print("16 GB stream in 4 KiB writes, {:<28} {:>6.2f} M modelled ops/s ({:.2f} M per CPU second; {} ops, "
+             "{:.3f} s, {} overruns)\n",
+             spec, static_cast<double>(r.ops) / dt / 1e6, static_cast<double>(r.ops) / dc / 1e6, r.ops, dt,
+             r.overrun_events);
 }
 
 void capacity_all() {

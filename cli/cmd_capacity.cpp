@@ -144,7 +144,7 @@ Handler setup_capacity(CLI::App& sub) {
       "  streamdisk capacity -p rpi4-buster+exfat-fuse+sandisk-ultrafit-16g -r 48k -b 16 -f w64 -d 1.5h\n"
       "  streamdisk capacity -p 'rpi4-*+exfat-*+sandisk-*' -r 48k -b 16 -f w64 --buffer 1MiB -d 1.5h --probe 18,32,48\n"
       "  streamdisk capacity -p usrp-2974 --find sample-rate -c 2 -b 16 --buffer 256MiB -d 10min\n"
-      "  streamdisk capacity -p crio-9014 --find buffer -c 4 -r 51.2k -b 32 -d 1h");
+      "  streamdisk capacity -p crio-9014 --find buffer -c 4 -r 51.2k -b 32 -d 20min");
   return [a] {
     CapacityTarget target;
     if (a->find == "channels") target = CapacityTarget::Channels;

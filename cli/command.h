@@ -40,6 +40,8 @@ void add_profile_options(CLI::App& sub, ProfileArgs& args, bool required = true)
 // Subcommand setups (one file each).
 Handler setup_profiles(CLI::App& sub);
 Handler setup_show(CLI::App& sub);
+Handler setup_replay(CLI::App& sub);
+Handler setup_report(CLI::App& sub);
 Handler setup_simulate(CLI::App& sub);
 Handler setup_capacity(CLI::App& sub);
 Handler setup_measure(CLI::App& sub);

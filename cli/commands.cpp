@@ -7,6 +7,8 @@ const std::vector<CommandDef>& commands() {
   static const std::vector<CommandDef> table = {
       {"profiles", "List the built-in profiles, grouped by layer", setup_profiles},
       {"show", "Show a profile's parameters and the write rates it predicts", setup_show},
+      {"replay", "Replay a recorder's I/O trace against profiles (virtual time) or a real path", setup_replay},
+      {"report", "Make one self-contained HTML report (inline SVG plots) from JSON outputs", setup_report},
       {"simulate", "Simulate a recording on a profile: overruns, buffer use, file limits", setup_simulate},
       {"capacity", "Find the most channels (or highest rate, smallest buffer) a profile records cleanly", setup_capacity},
       {"measure", "Measure real storage with the documents' benchmark sweeps (or run them on a model)", setup_measure},

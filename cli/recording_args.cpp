@@ -22,6 +22,8 @@ void add_recording_options(CLI::App& sub, RecordingArgs& a, bool channels_option
   sub.add_option("-d,--duration", a.duration, "Recording length: 90s, 20min, 1.5h (default 60s)");
   sub.add_option("--header-every", a.header_every,
                  "Rewrite the file header this often, e.g. 1s (default: only when the file is closed)");
+  sub.add_option("--split", a.split,
+                 "Start a new set of files (rec_002.w64, ...) before a file passes this size, e.g. 4000MB on FAT32");
   sub.add_option("--fill", a.fill, "Device already this full when recording starts: 50% (default 0)");
   sub.add_flag("--direct", a.direct, "Write with O_DIRECT (bypass the host page cache)");
   sub.add_flag("--fsync", a.fsync, "fsync every file before closing it");
@@ -99,6 +101,12 @@ Result<RecorderConfig> recorder_config(const RecordingArgs& a, long channels_ove
     if (!h) return R::error(fmt::format("--header-every: {}", h.message()));
     if (!(*h > 0)) return R::error("--header-every must be positive, such as 1s");
     c.header_every_frames = std::max<uint64_t>(1, static_cast<uint64_t>(*h * c.stream.sample_rate));
+  }
+  if (!a.split.empty()) {
+    auto sp = size_opt(a.split, "--split");
+    if (!sp) return sp.status();
+    if (*sp < 65536 * 2) return R::error("--split must be at least 128 KiB (each part needs room for its header)");
+    c.split_bytes = *sp;
   }
   c.direct = a.direct;
   c.fsync_at_end = a.fsync;

@@ -25,6 +25,7 @@ struct RecordingArgs {
   std::string duration = "60s";
   std::string header_every;  // a duration; empty: only at the end
   std::string fill;          // device fill level at the start, "50%"
+  std::string split;         // start new files at this size; empty: never
   bool direct = false;
   bool fsync = false;
   uint64_t seed = 1;

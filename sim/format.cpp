@@ -58,7 +58,75 @@ class PerChannelLayout final : public Layout {
   }
 };
 
+Result<std::unique_ptr<Layout>> make_single_layout(const LayoutOptions& opt);
+
 }  // namespace
+
+// A recording split over several sets of files: each part is a complete
+// layout of its own (headers included) named base_NNN.
+class SplitLayout final : public Layout {
+ public:
+  explicit SplitLayout(const LayoutOptions& opt) : Layout(opt) { start_part(); }
+  void begin(std::vector<FormatWrite>& out) override { relay(out, [&](auto& w) { part_->begin(w); }); }
+  void finish(std::vector<FormatWrite>& out) override {
+    // truncate_frames() on this layout: the frames cut are the last part's.
+    uint64_t cut = std::min(appended_ - frames_, part_->frames_written());
+    part_->truncate_frames(part_->frames_written() - cut);
+    relay(out, [&](auto& w) { part_->finish(w); });
+  }
+  std::string limit_name() const override { return {}; }
+
+ private:
+  void start_part() {
+    LayoutOptions o = opt_;
+    o.split_bytes = 0;
+    o.base_name = fmt::format("{}_{:03}", opt_.base_name, ++parts_);
+    part_ = std::move(*make_single_layout(o));  // the options were checked by make_layout
+    base_ = static_cast<uint32_t>(file_names().size());
+    for (const auto& n : part_->file_names()) add_file(n);
+  }
+  template <class F>
+  void relay(std::vector<FormatWrite>& out, F&& f) {
+    scratch_.clear();
+    f(scratch_);
+    for (auto& w : scratch_) forward(out, std::move(w), base_);
+  }
+  // Frames the current part still takes before its main file passes the split size.
+  uint64_t room() const {
+    uint64_t used = part_->file_size(0), fb = part_->payload_frame_bytes();
+    uint64_t reserve = 64 * 1024;  // closing patches, TDMS lead-ins, padding
+    uint64_t fit = used + reserve >= opt_.split_bytes ? 0 : (opt_.split_bytes - used - reserve) / fb;
+    return std::min(fit, part_->frames_left());
+  }
+  void append_frames(uint64_t frames, std::vector<FormatWrite>& out) override {
+    while (frames > 0) {
+      uint64_t n = std::min(frames, room());
+      if (n == 0 && part_->frames_written() == 0) n = std::min<uint64_t>(frames, 1);  // split smaller than a frame
+      if (n == 0) {
+        relay(out, [&](auto& w) { part_->finish(w); });
+        start_part();
+        relay(out, [&](auto& w) { part_->begin(w); });
+        continue;
+      }
+      relay(out, [&](auto& w) { part_->append(n, w); });
+      frames -= n;
+      appended_ += n;
+    }
+  }
+
+  std::unique_ptr<Layout> part_;
+  uint32_t base_ = 0;
+  int parts_ = 0;
+  uint64_t appended_ = 0;  // frames handed to parts
+  std::vector<FormatWrite> scratch_;
+};
+
+void Layout::forward(std::vector<FormatWrite>& out, FormatWrite w, uint32_t file_base) {
+  w.file += file_base;
+  sizes_[w.file] = std::max(sizes_[w.file], w.offset + w.bytes);
+  if (w.what != FormatWrite::What::Payload) header_bytes_ += w.bytes;
+  out.push_back(std::move(w));
+}
 
 std::string_view format_name(FormatKind k) {
   for (auto& [kind, name] : kNames)
@@ -138,8 +206,8 @@ void Layout::put_payload(std::vector<FormatWrite>& out, uint32_t file, uint64_t 
   sizes_[file] = std::max(sizes_[file], offset + bytes);
 }
 
-Result<std::unique_ptr<Layout>> make_layout(const LayoutOptions& opt) {
-  if (auto st = check_stream(opt.stream); !st.ok()) return st;
+namespace {
+Result<std::unique_ptr<Layout>> make_single_layout(const LayoutOptions& opt) {
   switch (opt.kind) {
     case FormatKind::Raw: return std::unique_ptr<Layout>(new RawLayout(opt));
     case FormatKind::PerChannel: return std::unique_ptr<Layout>(new PerChannelLayout(opt));
@@ -150,6 +218,14 @@ Result<std::unique_ptr<Layout>> make_layout(const LayoutOptions& opt) {
     case FormatKind::Tdms: return make_tdms_layout(opt);
   }
   return Result<std::unique_ptr<Layout>>::error("unknown format");
+}
+}  // namespace
+
+Result<std::unique_ptr<Layout>> make_layout(const LayoutOptions& opt) {
+  if (auto st = check_stream(opt.stream); !st.ok()) return st;
+  auto single = make_single_layout(opt);
+  if (!single || opt.split_bytes == 0) return single;
+  return std::unique_ptr<Layout>(new SplitLayout(opt));
 }
 
 // ---- byte builders ----

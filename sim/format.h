@@ -73,6 +73,10 @@ struct LayoutOptions {
   // do this; it adds a write at the start of the file, away from the data.
   uint64_t header_every_frames = 0;
   bool tdms_index = true;  // TDMS: also write the .tdms_index file, as LabVIEW does
+  // Start a new set of files (rec_002.w64, ...) before the main file would
+  // pass this many bytes, as recorders do on FAT32 (0 = never). The new
+  // files appear in file_names() as append() creates them.
+  uint64_t split_bytes = 0;
 };
 
 class Layout {
@@ -108,6 +112,9 @@ class Layout {
   void put_payload(std::vector<FormatWrite>& out, uint32_t file, uint64_t offset, uint64_t bytes, int32_t channel,
                    uint64_t first_frame);
   void add_file(std::string name) { names_.push_back(std::move(name)), sizes_.push_back(0); }
+  // Copies a write of another layout, its file index shifted by `file_base`.
+  void forward(std::vector<FormatWrite>& out, FormatWrite w, uint32_t file_base);
+  friend class SplitLayout;
   // Rewrites the header (header_every_frames); default: finish()-style patch.
   virtual void rewrite_header(std::vector<FormatWrite>& out) {}
 

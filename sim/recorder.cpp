@@ -31,6 +31,7 @@ class Run {
   Completion issue(const Op& op, uint32_t file);
   bool write_block(uint64_t frames);  // false: the recording stopped
   bool run_ops(const std::vector<FormatWrite>& ops);
+  bool create_new_files();
   void stop(std::string reason, int err);
   void report_progress();
 
@@ -144,6 +145,7 @@ bool Run::write_block(uint64_t frames) {
   ops_.clear();
   layout_.append(frames, ops_);
   double t = clock_.now();
+  if (!create_new_files()) return false;
   bool ok = run_ops(ops_);
   r_.max_block_s = std::max(r_.max_block_s, clock_.now() - t);
   if (!ok) return false;
@@ -152,6 +154,20 @@ bool Run::write_block(uint64_t frames) {
   r_.peak_buffer_bytes = std::max(r_.peak_buffer_bytes, fill_ * cfg_.stream.frame_bytes());
   fill_ -= frames;
   r_.frames_written += frames;
+  return true;
+}
+
+// A split layout names new files as it goes: create them before their writes.
+bool Run::create_new_files() {
+  const auto& names = layout_.file_names();
+  for (uint32_t f = static_cast<uint32_t>(sizes_.size()); f < names.size(); ++f) {
+    sizes_.push_back(0);
+    Completion c = issue({OpKind::Create, cfg_.first_file_id + f, 0, 0, cfg_.direct}, f);
+    if (c.error) {
+      stop(fmt::format("cannot create {}: {}", names[f], errno_name(c.error)), c.error);
+      return false;
+    }
+  }
   return true;
 }
 
@@ -182,12 +198,7 @@ RecorderResult Run::go() {
 
   // Open the files and write their headers before the acquisition starts.
   const auto& names = layout_.file_names();
-  sizes_.assign(names.size(), 0);
-  bool open_ok = true;
-  for (uint32_t f = 0; f < names.size() && open_ok; ++f) {
-    Completion c = issue({OpKind::Create, cfg_.first_file_id + f, 0, 0, cfg_.direct}, f);
-    if (c.error) open_ok = false, stop(fmt::format("cannot create {}: {}", names[f], errno_name(c.error)), c.error);
-  }
+  bool open_ok = create_new_files();
   ops_.clear();
   layout_.begin(ops_);
   if (open_ok) open_ok = run_ops(ops_);
@@ -261,6 +272,7 @@ Result<RecorderResult> run_recorder(Device& dev, Clock& clock, const RecorderCon
   lo.stream = cfg.stream;
   lo.base_name = cfg.base_name;
   lo.header_every_frames = cfg.header_every_frames;
+  lo.split_bytes = cfg.split_bytes;
   auto layout = make_layout(lo);
   if (!layout) return layout.status();
   Run run(dev, clock, cfg, hooks, **layout);

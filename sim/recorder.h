@@ -42,6 +42,7 @@ struct RecorderConfig {
   uint64_t block_bytes = 0;         // writer's drain size; 0 = buffer / 2 (double buffering)
   uint64_t period_frames = 0;       // producer's delivery size; 0 = min(1024, buffer frames / 8)
   uint64_t header_every_frames = 0; // rewrite the header this often (0 = only at the end)
+  uint64_t split_bytes = 0;         // start new files before the main one passes this (0 = never)
   bool direct = false;              // O_DIRECT writes
   bool fsync_at_end = false;
   bool stop_at_first_overrun = false;  // capacity searches only need "any overrun?"

@@ -21,6 +21,12 @@ printf '%s\n' "$out" | grep -q '18:' || fail "probe column missing: $out"
 "$STREAMDISK" capacity -p usrp-2974 --find buffer -c 2 -r 90M -b 16 -d 2min | grep -Eq 'usrp-2974 +[0-9.]+ [GM]i?B' ||
   fail "buffer search output"
 
+# Sample-rate search: document 002's USRP-2974, I/Q as two 16-bit channels.
+r=$("$STREAMDISK" capacity -p usrp-2974 --find sample-rate -c 2 -b 16 --buffer 256MiB -d 5min --json |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["best"])') || fail "sample-rate search"
+python3 -c "import sys; r=float('$r'); sys.exit(0 if 55e6 <= r <= 80e6 else 1)" ||
+  fail "USRP-2974 ceiling $r Hz is not near document 002's ~60 MHz (300 MB/s = 75 MHz)"
+
 expect_bad_input "bad --find" "--find 'speed': use channels, sample-rate or buffer" -- capacity -p usrp-2974 --find speed
 expect_bad_input "glob matches nothing" "no built-in profile matches 'nvme-\\*'" -- capacity -p 'nvme-*'
 expect_bad_input "unknown profile" "unknown profile" -- capacity -p no-such-stick

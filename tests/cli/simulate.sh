@@ -32,6 +32,12 @@ grep -q ',write,rec.w64,0,' "$tmp/a.csv" || fail "no header write at offset 0 in
 out=$("$STREAMDISK" simulate -p fat32+samsung-960evo-250g -c 48 -r 48k -b 24 -d 20min) || fail "fat32 exit"
 printf '%s\n' "$out" | tail -1 | grep -q 'FAILS: .*EFBIG' || fail "FAT32 limit not reported: $out"
 
+# --split keeps a FAT32 recording going in several complete files.
+out=$("$STREAMDISK" simulate -p fat32+samsung-960evo-250g -c 48 -r 48k -b 24 -d 20min -f w64 --split 4000MB) || fail "split exit"
+printf '%s\n' "$out" | tail -1 | grep -q '^OK' || fail "split recording not OK: $out"
+[ "$(printf '%s\n' "$out" | grep -c 'rec_00[0-9].w64')" -eq 3 ] || fail "expected 3 parts: $out"
+
+expect_bad_input "split too small" "--split must be at least 128 KiB" -- simulate -p $P --split 4k
 expect_bad_input "unknown format" "unknown format 'mp3'" -- simulate -p $P -f mp3
 expect_bad_input "bad buffer" "--buffer: .*unknown size unit" -- simulate -p $P --buffer 1MiBs
 expect_bad_input "buffer smaller than a frame" "--buffer .* smaller than one frame" -- simulate -p $P -c 48 -b 24 --buffer 100

@@ -250,3 +250,31 @@ TEST_CASE("formats refuse streams they cannot hold, naming the fix", "[format]")
   CHECK_FALSE(format_from_name("mp3").ok());
   CHECK(format_from_name("w64").ok());
 }
+
+TEST_CASE("split recordings: each part is a complete file under the split size", "[format]") {
+  LayoutOptions o;
+  o.kind = FormatKind::Wav;
+  o.stream = {2, 48000, 16, false};
+  o.split_bytes = 1 << 20;
+  auto r = make_layout(o);
+  REQUIRE(r.ok());
+  Layout& l = **r;
+  std::vector<FormatWrite> w;
+  l.begin(w);
+  for (int i = 0; i < 10; ++i) l.append(48000, w);  // 10 blocks of 192 kB: 1.92 MB in all
+  l.finish(w);
+  Files f;
+  apply_writes(f, w);
+  REQUIRE(l.file_names().size() == 2);
+  CHECK(l.file_names()[0] == "rec_001.wav");
+  CHECK(l.file_names()[1] == "rec_002.wav");
+  uint64_t data = 0;
+  for (auto& [i, b] : f) {
+    CHECK(b.size() <= (1u << 20));
+    CHECK(tag(b, 0) == "RIFF");
+    CHECK(le32(b, 4) == b.size() - 8);
+    CHECK(le32(b, 40) == b.size() - 44);
+    data += le32(b, 40);
+  }
+  CHECK(data == 10 * 48000 * 4);
+}

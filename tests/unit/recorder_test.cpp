@@ -138,6 +138,14 @@ TEST_CASE("FAT32's 4 GiB file limit stops a single-file recording with EFBIG", "
   CHECK(r.files[0].bytes <= 4294967295u);
   CHECK(r.frames_not_written > 0);
   CHECK(verdict_line(c, r).rfind("FAILS", 0) == 0);
+  // Splitting below the limit records everything, in several files.
+  c.split_bytes = 4'000'000'000;
+  auto split = run(p, c);
+  CHECK(split.stopped_reason.empty());
+  CHECK(split.frames_written == split.frames_total);
+  CHECK(split.files.size() == 4);  // 12.4 GB in parts of at most 4 GB
+  for (const auto& f : split.files) CHECK(f.bytes <= 4'000'000'000u);
+  c.split_bytes = 0;
   // One file per channel stays under the limit.
   c.format = FormatKind::PerChannel;
   auto per = run(p, c);
