@@ -36,15 +36,18 @@ class ReferencePayload final : public PayloadSource {
   ReferencePayload(const StreamSpec& s, uint32_t stored, bool unsigned8) : s_(s), stored_(stored), u8_(unsigned8) {}
   const void* fill(const FormatWrite& w) override {
     buf_.resize(w.bytes);
-    uint32_t first = w.channel < 0 ? 0 : static_cast<uint32_t>(w.channel);
-    uint32_t per_frame = w.channel < 0 ? s_.channels : 1;
     uint64_t samples = w.bytes / stored_;
     uint8_t* p = buf_.data();
-    for (uint64_t i = 0; i < samples; ++i, p += stored_) {
-      uint32_t c = first + static_cast<uint32_t>(i % per_frame);
-      uint64_t n = w.first_frame + i / per_frame;
-      put(p, c, n);
+    if (w.channel == kAllChannels) {  // channel 0's frames, then channel 1's... (TDMS)
+      uint64_t frames = samples / s_.channels;
+      for (uint64_t i = 0; i < samples; ++i, p += stored_)
+        put(p, static_cast<uint32_t>(i / frames), w.first_frame + i % frames);
+      return buf_.data();
     }
+    uint32_t first = w.channel < 0 ? 0 : static_cast<uint32_t>(w.channel);
+    uint32_t per_frame = w.channel == kInterleaved ? s_.channels : 1;
+    for (uint64_t i = 0; i < samples; ++i, p += stored_)
+      put(p, first + static_cast<uint32_t>(i % per_frame), w.first_frame + i / per_frame);
     return buf_.data();
   }
 

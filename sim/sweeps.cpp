@@ -140,8 +140,10 @@ int cliff_window(const std::vector<RateWindow>& w, double initial) {
   return -1;
 }
 
+// The median of the first three windows (fewer if the run is short): robust
+// to one slow start-up window, short enough for a small burst cache.
 double initial_rate(const std::vector<RateWindow>& w, double window) {
-  size_t k = std::clamp<size_t>(static_cast<size_t>(2.0 / window), 1, std::max<size_t>(1, w.size() / 2));
+  size_t k = std::clamp<size_t>(3, 1, std::max<size_t>(1, w.size() / 2));
   std::vector<double> r;
   for (size_t i = 0; i < std::min(k, w.size()); ++i) r.push_back(w[i].rate);
   return median(r);

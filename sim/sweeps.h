@@ -141,7 +141,7 @@ struct SustainedResult {
   std::vector<RateWindow> windows;
   std::vector<double> latencies;  // every write's latency (s), in order
   double bytes = 0, seconds = 0, rate = 0;
-  double initial_rate = 0;       // median of the first windows (<= 2 s)
+  double initial_rate = 0;       // median of the first three windows
   double final_rate = 0;         // mean of the last quarter of the windows
   std::optional<double> cliff_seconds, cliff_bytes;  // where the rate fell below 70 % of initial for good
   double fsync_seconds = 0;      // the final fsync (fsync end)

@@ -232,8 +232,17 @@ TEST_CASE("formats sweep: raw binary at the analytic rate, TDMS slower and slowe
   double b = static_cast<double>((s.block_bytes / 8) * 8);  // whole 4-channel 16-bit frames
   CHECK(raw4.rate == Approx(write_rate(p, b, Phase::Sustained, true)).epsilon(0.03));
   CHECK(raw4.rate == Approx(r->points[1].rate).epsilon(0.01));  // raw: channels do not matter
-  // TDMS issues channels + 2 writes per block (segment lead-in, one per channel, index file).
-  CHECK(tdms4.ops == tdms4.blocks * 6);
+  // Every write the TDMS layout asks for per block is issued (lead-in and metadata, raw
+  // data, index file: counted from the layout itself, not assumed).
+  LayoutOptions lo;
+  lo.kind = FormatKind::Tdms;
+  lo.stream = {4, s.sample_rate, s.sample_bits, false};
+  auto layout = make_layout(lo);
+  REQUIRE(layout.ok());
+  std::vector<FormatWrite> ws;
+  (*layout)->append(s.block_bytes / 8, ws);
+  CHECK(ws.size() > 1);
+  CHECK(tdms4.ops == tdms4.blocks * ws.size());
   CHECK(tdms4.rate < 0.9 * raw4.rate);
   CHECK(tdms16.rate < tdms4.rate);  // document 000: more channels, slower
   CHECK(w64_4.rate == Approx(raw4.rate).epsilon(0.05));  // one file, header patched only at the end

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# `measure` through `mount` of a known profile recovers the profile's rates
+# (+-20 %: a loaded 2-core CI machine adds FUSE round-trip time to every
+# request): the blocksize sweep's O_DIRECT write rates against what
+# `show --json` predicts, and the sustained sweep's burst rate, post-cache
+# rate and write cliff against the burst cache the profile sets.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/mount_lib.bash"
+within() {  # within WHAT MEASURED EXPECTED: |measured/expected - 1| <= 20 %
+  jq -en --argjson m "$2" --argjson e "$3" '($m / $e - 1) | fabs <= 0.20' >/dev/null \
+    || fail "$1: measured $2, the profile says $3 (more than 20 % off)"
+  echo "$1: measured $2, profile $3"
+}
+
+PROFILE=(-p samsung-960evo-250g "${SLOW_SETS[@]}")
+"$STREAMDISK" show "${PROFILE[@]}" --json >"$WORK/show.json" || fail "show --json"
+start_mount "${PROFILE[@]}" --discard --realtime
+out=$("${RT[@]}" "$STREAMDISK" measure "$MNT" --sweep blocksize --direct --blocks 64k,256k,1M --seconds 1 \
+  --size 64MiB --json) || fail "measure through the mount: exit $?"
+for i in 0 1 2; do
+  bs=$(jq ".rows[$i][0]" <<<"$out"); got=$(jq ".rows[$i][1]" <<<"$out")
+  want=$(jq --argjson b "$bs" '.write_rates[] | select(.block_bytes == $b) | .sustained_direct_mbps' "$WORK/show.json")
+  within "blocksize $bs B write MB/s" "$got" "$want"
+done
+[ -z "$(ls -A "$MNT")" ] || fail "measure left files in the mount: $(ls -A "$MNT")"
+stop_mount
+[ "$MOUNT_RC" -eq 0 ] || fail "mount exited with $MOUNT_RC"
+
+# A 24 MB burst cache at 40 MB/s in front of 10 MB/s, no recovery: the cliff
+# comes after 24 MB / 40 MB/s = 0.6 s at 1 MiB writes (plus per-request cost).
+BURST=(-p samsung-960evo-250g --set device.burst_bytes=24MB --set device.burst_mbps=40 --set device.sustained_mbps=10
+       --set device.recover_mbps=0 --set device.op_overhead_us=2000)
+start_mount "${BURST[@]}" --discard --realtime
+out=$("${RT[@]}" "$STREAMDISK" measure "$MNT" --sweep sustained --direct --seconds 4 --size 200MiB --window 0.25 --json) \
+  || fail "sustained through the mount: exit $?"
+stop_mount
+# The same sweep on the model in virtual time gives the profile's answer.
+model=$("$STREAMDISK" measure "${BURST[@]}" --sweep sustained --direct --seconds 4 --size 200MiB --window 0.25 --json) \
+  || fail "sustained on the model: exit $?"
+jq -e '.summary.cliff_seconds > 0' <<<"$model" >/dev/null || fail "the model shows no cliff: $model"
+for k in initial_mbps final_mbps cliff_seconds cliff_bytes; do
+  within "sustained $k" "$(jq ".summary.$k" <<<"$out")" "$(jq ".summary.$k" <<<"$model")"
+done
+finish
