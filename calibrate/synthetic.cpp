@@ -6,18 +6,6 @@
 
 namespace sd::cal {
 
-double NoiseGen::uniform() {
-  uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return (static_cast<double>(z >> 11) + 0.5) * (1.0 / 9007199254740992.0);
-}
-
-double NoiseGen::normal() {
-  double u1 = uniform(), u2 = uniform();
-  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
-}
 
 namespace {
 

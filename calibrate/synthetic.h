@@ -4,6 +4,7 @@
 // seeded measurement noise. Used by the ground-truth tests and benchmarks of
 // calibrate, and by tools/sd_synth_traces for the command-line tests.
 #pragma once
+#include "models/rng.h"
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -37,14 +38,9 @@ Trace synth_buffered(const Profile& p, uint64_t block, double total, Noise n);
 std::vector<RatePoint> synth_read_table(const ReadParams& p, const std::vector<double>& blocks, int max_threads, Noise n);
 
 // Splitmix64 + Box-Muller: the same numbers on every platform.
-class NoiseGen {
+class NoiseGen : public SplitMix64 {
  public:
-  explicit NoiseGen(uint64_t seed) : state_(seed * 0x9E3779B97F4A7C15ull + 1) {}
-  double uniform();
-  double normal();
-
- private:
-  uint64_t state_;
+  explicit NoiseGen(uint64_t seed) : SplitMix64(seed * 0x9E3779B97F4A7C15ull + 1) {}
 };
 
 }  // namespace sd::cal

@@ -24,44 +24,13 @@ struct RecordArgs {
 
 // The keys and wording are simulate's, so the two outputs compare line by line.
 nlohmann::json to_json(const RecorderConfig& c, const RecordReport& rep) {
-  const RecorderResult& r = rep.result;
-  nlohmann::json files = nlohmann::json::array();
-  for (size_t i = 0; i < r.files.size(); ++i)
-    files.push_back({{"name", r.files[i].name}, {"bytes", r.files[i].bytes}, {"path", rep.paths[i]}});
-  auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
-  return {{"format", "streamdisk-record"},
-          {"format_version", 1},
-          {"channels", c.stream.channels},
-          {"sample_rate", c.stream.sample_rate},
-          {"sample_bits", c.stream.sample_bits},
-          {"float", c.stream.is_float},
-          {"file_format", std::string(format_name(c.format))},
-          {"duration_s", c.duration_s},
-          {"data_rate_bytes_per_s", r.data_rate},
-          {"buffer_bytes", r.buffer_bytes},
-          {"block_bytes", r.block_bytes},
-          {"period_frames", r.period_frames},
-          {"overrun_events", r.overrun_events},
-          {"dropped_periods", r.dropped_periods},
-          {"samples_lost", r.samples_lost()},
-          {"first_overrun_s", opt(r.first_overrun_s)},
-          {"peak_buffer_bytes", r.peak_buffer_bytes},
-          {"frames_total", r.frames_total},
-          {"frames_written", r.frames_written},
-          {"frames_not_written", r.frames_not_written},
-          {"writes", r.ops},
-          {"payload_bytes", r.payload_bytes},
-          {"header_bytes", r.other_bytes},
-          {"longest_block_write_s", r.max_block_s},
-          {"finish_s", r.end_s - r.start_s},
-          {"files", files},
-          {"stopped_reason", r.stopped_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.stopped_reason)},
-          {"stopped_s", opt(r.stopped_s)},
-          {"direct_used", rep.direct_used},
-          {"notes", rep.notes},
-          {"warnings", recording_warnings(c, r)},
-          {"verdict", verdict_line(c, r)},
-          {"ok", recording_ok(r)}};
+  nlohmann::json j = recording_json(c, rep.result);
+  j["format"] = "streamdisk-record";
+  j["format_version"] = 1;
+  for (size_t i = 0; i < rep.paths.size() && i < j["files"].size(); ++i) j["files"][i]["path"] = rep.paths[i];
+  j["direct_used"] = rep.direct_used;
+  j["notes"] = rep.notes;
+  return j;
 }
 
 void print_text(const std::string& dir, const RecorderConfig& c, const RecordReport& rep) {

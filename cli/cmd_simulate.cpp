@@ -25,45 +25,13 @@ struct SimArgs {
 
 nlohmann::json to_json(const std::string& profile, const RecorderConfig& c, const RecorderResult& r,
                        const ModelState& st, uint64_t seed) {
-  nlohmann::json files = nlohmann::json::array();
-  for (const auto& f : r.files) files.push_back({{"name", f.name}, {"bytes", f.bytes}});
-  nlohmann::json j = {
-      {"format", "streamdisk-simulate"},
-      {"format_version", 1},
-      {"profile", profile},
-      {"seed", seed},
-      {"channels", c.stream.channels},
-      {"sample_rate", c.stream.sample_rate},
-      {"sample_bits", c.stream.sample_bits},
-      {"float", c.stream.is_float},
-      {"file_format", std::string(format_name(c.format))},
-      {"duration_s", c.duration_s},
-      {"data_rate_bytes_per_s", r.data_rate},
-      {"buffer_bytes", r.buffer_bytes},
-      {"block_bytes", r.block_bytes},
-      {"period_frames", r.period_frames},
-      {"overrun_events", r.overrun_events},
-      {"dropped_periods", r.dropped_periods},
-      {"samples_lost", r.samples_lost()},
-      {"first_overrun_s", r.first_overrun_s ? nlohmann::json(*r.first_overrun_s) : nlohmann::json(nullptr)},
-      {"peak_buffer_bytes", r.peak_buffer_bytes},
-      {"frames_total", r.frames_total},
-      {"frames_written", r.frames_written},
-      {"frames_not_written", r.frames_not_written},
-      {"writes", r.ops},
-      {"payload_bytes", r.payload_bytes},
-      {"header_bytes", r.other_bytes},
-      {"longest_block_write_s", r.max_block_s},
-      {"finish_s", r.end_s - r.start_s},
-      {"files", files},
-      {"stopped_reason", r.stopped_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.stopped_reason)},
-      {"stopped_s", r.stopped_s ? nlohmann::json(*r.stopped_s) : nlohmann::json(nullptr)},
-      {"device_stalls", st.stalls},
-      {"device_stall_seconds", st.stall_seconds},
-      {"warnings", recording_warnings(c, r)},
-      {"verdict", verdict_line(c, r)},
-      {"ok", recording_ok(r)},
-  };
+  nlohmann::json j = recording_json(c, r);
+  j["format"] = "streamdisk-simulate";
+  j["format_version"] = 1;
+  j["profile"] = profile;
+  j["seed"] = seed;
+  j["device_stalls"] = st.stalls;
+  j["device_stall_seconds"] = st.stall_seconds;
   return j;
 }
 

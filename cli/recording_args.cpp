@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "models/units.h"
+#include "sim/verdict.h"
 
 namespace sd::cli {
 
@@ -127,6 +128,41 @@ Result<ModelOptions> model_options(const RecordingArgs& a, const Profile& p) {
     o.prefill_bytes = *f * cap;
   }
   return o;
+}
+
+nlohmann::json recording_json(const RecorderConfig& c, const RecorderResult& r) {
+  auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  nlohmann::json files = nlohmann::json::array();
+  for (const auto& f : r.files) files.push_back({{"name", f.name}, {"bytes", f.bytes}});
+  return {{"channels", c.stream.channels},
+          {"sample_rate", c.stream.sample_rate},
+          {"sample_bits", c.stream.sample_bits},
+          {"float", c.stream.is_float},
+          {"file_format", std::string(format_name(c.format))},
+          {"duration_s", c.duration_s},
+          {"data_rate_bytes_per_s", r.data_rate},
+          {"buffer_bytes", r.buffer_bytes},
+          {"block_bytes", r.block_bytes},
+          {"period_frames", r.period_frames},
+          {"overrun_events", r.overrun_events},
+          {"dropped_periods", r.dropped_periods},
+          {"samples_lost", r.samples_lost()},
+          {"first_overrun_s", opt(r.first_overrun_s)},
+          {"peak_buffer_bytes", r.peak_buffer_bytes},
+          {"frames_total", r.frames_total},
+          {"frames_written", r.frames_written},
+          {"frames_not_written", r.frames_not_written},
+          {"writes", r.ops},
+          {"payload_bytes", r.payload_bytes},
+          {"header_bytes", r.other_bytes},
+          {"longest_block_write_s", r.max_block_s},
+          {"finish_s", r.end_s - r.start_s},
+          {"files", files},
+          {"stopped_reason", r.stopped_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.stopped_reason)},
+          {"stopped_s", opt(r.stopped_s)},
+          {"warnings", recording_warnings(c, r)},
+          {"verdict", verdict_line(c, r)},
+          {"ok", recording_ok(r)}};
 }
 
 }  // namespace sd::cli

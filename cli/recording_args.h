@@ -6,6 +6,7 @@
 #include <string>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "models/model_device.h"
 #include "models/status.h"
@@ -39,5 +40,9 @@ Result<RecorderConfig> recorder_config(const RecordingArgs& a, long channels_ove
 Result<ModelOptions> model_options(const RecordingArgs& a, const Profile& p);
 // "48 ch x 48 kHz x 16-bit = 4.61 MB/s"
 std::string stream_text(const StreamSpec& s);
+
+// The JSON keys simulate and record share (so their outputs compare line by
+// line); each command adds its own ("format", profile and seed, paths...).
+nlohmann::json recording_json(const RecorderConfig& c, const RecorderResult& r);
 
 }  // namespace sd::cli

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "models/params.h"
+#include "models/rng.h"
 
 namespace sd {
 
@@ -25,14 +26,12 @@ class StallProcess {
   void disable() { interval_bytes_ = 0; }
 
  private:
-  double uniform();  // (0, 1)
-  double normal();
   void draw_next();
 
   double interval_bytes_ = 0;
   double median_s_ = 0;
   double sigma_ = 0;
-  uint64_t state_ = 0;        // splitmix64 state
+  SplitMix64 rng_;
   double until_next_ = 0;     // bytes until the next stall
   uint64_t count_ = 0;
   double total_s_ = 0;
