@@ -35,25 +35,16 @@ nlohmann::json to_json(const RecorderConfig& c, const RecordReport& rep) {
 
 void print_text(const std::string& dir, const RecorderConfig& c, const RecordReport& rep) {
   const RecorderResult& r = rep.result;
-  auto row = [](std::string_view k, const std::string& v) { fmt::print("  {:<14} {}\n", k, v); };
+  auto row = print_report_row;
   row("target", fmt::format("{} ({})", dir, rep.direct_used ? "O_DIRECT" : "buffered"));
   row("stream", fmt::format("{}, {}, {}", stream_text(c.stream), format_name(c.format), format_duration(c.duration_s)));
   row("buffer", fmt::format("{} ring, {} blocks, {}-frame periods", format_size(static_cast<double>(r.buffer_bytes)),
                             format_size(static_cast<double>(r.block_bytes)), r.period_frames));
-  row("written", fmt::format("{} in {} operations (headers/metadata {})",
-                             format_size(static_cast<double>(r.payload_bytes)), r.ops,
-                             format_size(static_cast<double>(r.other_bytes))));
+  row("written", written_text(r));
   for (size_t i = 0; i < std::min<size_t>(r.files.size(), 4); ++i)
     row("file", fmt::format("{}  {}", rep.paths[i], format_size(static_cast<double>(r.files[i].bytes))));
   if (r.files.size() > 4) row("files", fmt::format("{} in all", r.files.size()));
-  row("overruns", r.overrun_events == 0
-                      ? std::string("none")
-                      : fmt::format("{} events, first after {}; {} periods, {} samples lost", r.overrun_events,
-                                    format_duration(*r.first_overrun_s), r.dropped_periods, r.samples_lost()));
-  row("peak buffer", fmt::format("{} ({:.0f} % of the ring)", format_size(static_cast<double>(r.peak_buffer_bytes)),
-                                 100.0 * static_cast<double>(r.peak_buffer_bytes) /
-                                     static_cast<double>(std::max<uint64_t>(1, r.buffer_bytes))));
-  row("slowest block", format_duration(r.max_block_s));
+  print_outcome_rows(r);
   if (!r.stopped_reason.empty()) row("stopped", fmt::format("after {}: {}", format_duration(*r.stopped_s), r.stopped_reason));
   for (const auto& n : rep.notes) row("note", n);
   for (const auto& w : recording_warnings(c, r)) row("warning", w);

@@ -37,25 +37,17 @@ nlohmann::json to_json(const std::string& profile, const RecorderConfig& c, cons
 
 void print_text(const std::string& profile, const RecorderConfig& c, const RecorderResult& r, const ModelState& st,
                 uint64_t seed) {
-  auto row = [](std::string_view k, const std::string& v) { fmt::print("  {:<14} {}\n", k, v); };
+  auto row = print_report_row;
   row("profile", fmt::format("{} (seed {})", profile, seed));
   row("stream", fmt::format("{}, {}, {}", stream_text(c.stream), format_name(c.format), format_duration(c.duration_s)));
   uint64_t fb = c.stream.frame_bytes();
   row("buffer", fmt::format("{} ring ({} frames), {}-frame blocks, {}-frame periods",
                             format_size(static_cast<double>(c.buffer_bytes)), r.buffer_bytes / fb, r.block_bytes / fb,
                             r.period_frames));
-  row("written", fmt::format("{} in {} operations (headers/metadata {})", format_size(static_cast<double>(r.payload_bytes)),
-                             r.ops, format_size(static_cast<double>(r.other_bytes))));
+  row("written", written_text(r));
   for (const auto& f : r.files) row("file", fmt::format("{}  {}", f.name, format_size(static_cast<double>(f.bytes))));
   if (r.files.size() > 4) row("files", fmt::format("{} in all", r.files.size()));
-  row("overruns", r.overrun_events == 0
-                      ? std::string("none")
-                      : fmt::format("{} events, first after {}; {} periods, {} samples lost", r.overrun_events,
-                                    format_duration(*r.first_overrun_s), r.dropped_periods, r.samples_lost()));
-  row("peak buffer", fmt::format("{} ({:.0f} % of the ring)", format_size(static_cast<double>(r.peak_buffer_bytes)),
-                                 100.0 * static_cast<double>(r.peak_buffer_bytes) /
-                                     static_cast<double>(std::max<uint64_t>(1, r.buffer_bytes))));
-  row("slowest block", format_duration(r.max_block_s));
+  print_outcome_rows(r);
   row("stalls", fmt::format("{} ({} in all)", st.stalls, format_duration(st.stall_seconds)));
   if (!r.stopped_reason.empty() && !r.aborted_at_overrun)
     row("stopped", fmt::format("after {}: {}", format_duration(*r.stopped_s), r.stopped_reason));

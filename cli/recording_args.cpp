@@ -1,5 +1,6 @@
 #include "cli/recording_args.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -163,6 +164,26 @@ nlohmann::json recording_json(const RecorderConfig& c, const RecorderResult& r) 
           {"warnings", recording_warnings(c, r)},
           {"verdict", verdict_line(c, r)},
           {"ok", recording_ok(r)}};
+}
+
+void print_report_row(std::string_view key, const std::string& value) { fmt::print("  {:<14} {}\n", key, value); }
+
+std::string written_text(const RecorderResult& r) {
+  return fmt::format("{} in {} operations (headers/metadata {})", format_size(static_cast<double>(r.payload_bytes)),
+                     r.ops, format_size(static_cast<double>(r.other_bytes)));
+}
+
+void print_outcome_rows(const RecorderResult& r) {
+  print_report_row("overruns", r.overrun_events == 0
+                                   ? std::string("none")
+                                   : fmt::format("{} events, first after {}; {} periods, {} samples lost",
+                                                 r.overrun_events, format_duration(*r.first_overrun_s),
+                                                 r.dropped_periods, r.samples_lost()));
+  print_report_row("peak buffer",
+                   fmt::format("{} ({:.0f} % of the ring)", format_size(static_cast<double>(r.peak_buffer_bytes)),
+                               100.0 * static_cast<double>(r.peak_buffer_bytes) /
+                                   static_cast<double>(std::max<uint64_t>(1, r.buffer_bytes))));
+  print_report_row("slowest block", format_duration(r.max_block_s));
 }
 
 }  // namespace sd::cli

@@ -4,6 +4,7 @@
 // accept units ("1MiB", "1.5h").
 #pragma once
 #include <string>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -44,5 +45,11 @@ std::string stream_text(const StreamSpec& s);
 // The JSON keys simulate and record share (so their outputs compare line by
 // line); each command adds its own ("format", profile and seed, paths...).
 nlohmann::json recording_json(const RecorderConfig& c, const RecorderResult& r);
+
+// The human report rows simulate and record share, printed as "  key   value".
+void print_report_row(std::string_view key, const std::string& value);
+std::string written_text(const RecorderResult& r);
+// overruns, peak buffer, slowest block: the outcome of a recording.
+void print_outcome_rows(const RecorderResult& r);
 
 }  // namespace sd::cli
