@@ -1,8 +1,6 @@
 // streamdisk calibrate TRACE... [--fio-lat-log F] [--fio-json F] [--table CSV]
 //   [--buffered T] [--baseline T] [--layer L] [--base PROFILE] [-o FILE] [--json]
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <memory>
 
 #include <fmt/format.h>
@@ -10,6 +8,7 @@
 
 #include "calibrate/calibrate.h"
 #include "cli/command.h"
+#include "models/output_file.h"
 #include "models/units.h"
 
 namespace sd::cli {
@@ -79,28 +78,6 @@ nlohmann::json to_json(const cal::Calibration& c, const std::string& out_path) {
   return j;
 }
 
-// Writes `text` to path.part, then renames: no half-written profile on failure.
-Status write_atomically(const std::string& path, const std::string& text) {
-  std::string part = path + ".part";
-  {
-    std::ofstream f(part, std::ios::trunc);
-    if (!f) return Status::error(fmt::format("cannot write '{}': check that the directory exists and is writable", path));
-    f << text;
-    f.close();
-    if (!f) {
-      std::remove(part.c_str());
-      return Status::error(fmt::format("writing '{}' failed (disk full?)", path));
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(part, path, ec);
-  if (ec) {
-    std::remove(part.c_str());
-    return Status::error(fmt::format("cannot rename '{}' into place: {}", part, ec.message()));
-  }
-  return {};
-}
-
 }  // namespace
 
 Handler setup_calibrate(CLI::App& sub) {
@@ -118,7 +95,9 @@ Handler setup_calibrate(CLI::App& sub) {
   sub.add_option("--base", a->opt.base,
                  "Take parameters no input informs from this profile (labelled as such in the output)");
   sub.add_option("--name", a->opt.name, "Name of the calibrated profile (default: calibrated)");
-  sub.add_option("-o,--output", a->out, "Write the profile TOML here (written whole or not at all)");
+  sub.add_option("-o,--output", a->out,
+                 "Write the profile TOML here: written whole or not at all, never over an input "
+                 "(docs/formats.md \"Output files\")");
   sub.add_flag("--json", a->json, "Print the fit report as JSON");
   sub.footer(
       "Each parameter group is fitted from the data that informs it: per-op overhead and bandwidth from a\n"
@@ -133,14 +112,24 @@ Handler setup_calibrate(CLI::App& sub) {
       "  streamdisk calibrate exfat-sweep.csv --baseline ext4-sweep.csv --layer filesystem -o exfat.toml");
   return [a] {
     if (!a->layer.empty()) a->opt.layer = layer_from_name(a->layer);
-    if (!a->out.empty() && std::filesystem::is_directory(a->out))
-      return bad_input(fmt::format("-o {} is a directory: give a file name such as {}/my-device.toml", a->out, a->out));
+    // Checked and opened before the fit, so a bad path fails at once and
+    // Ctrl-C during the fit removes the temporary file.
+    OutputFile out;
+    if (!a->out.empty()) {
+      OutputRules rules{"-o", "my-device.toml", false, {}};
+      for (const auto* list : {&a->opt.traces, &a->opt.buffered, &a->opt.baselines, &a->opt.fio_logs,
+                               &a->opt.fio_json, &a->opt.tables})
+        rules.inputs.insert(rules.inputs.end(), list->begin(), list->end());
+      rules.inputs.push_back(a->opt.base);
+      if (Status st = out.open(a->out, rules); !st.ok()) return bad_input(st.message());
+    }
     auto c = cal::calibrate(a->opt);
     if (!c) return bad_input(c.message());
-    if (!a->out.empty()) {
+    if (out.is_open()) {
       auto toml = cal::profile_toml(*c);
       if (!toml) return bad_input(toml.message());
-      if (Status st = write_atomically(a->out, *toml); !st.ok()) return bad_input(st.message());
+      std::fputs(toml->c_str(), out.stream());
+      if (Status st = out.commit(); !st.ok()) return failure(st.message());
     }
     if (a->json) fmt::print("{}\n", to_json(*c, a->out).dump(2));
     else print_human(*c, a->out);

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
-#include "measure/cleanup.h"
+#include "models/cleanup.h"
 #include "measure/measure.h"
 #include "models/units.h"
 
@@ -198,7 +198,8 @@ Handler setup_measure(CLI::App& sub) {
   sub.add_option("--sample-bits", a->sample_bits, "Formats sweep: bits per sample (default 16)");
   sub.add_flag("--until-steady", a->until_steady, "Sustained: stop once past the write cliff and steady for 3 s");
   sub.add_option("--window", a->window, "Sustained: rate window in seconds")->check(CLI::Range(0.01, 60.0));
-  sub.add_option("--trace", a->trace, "Write every operation to this native trace CSV ('-' for stdout)");
+  sub.add_option("--trace", a->trace,
+                 "Write every operation to this native trace CSV ('-' for stdout; written whole or not at all)");
   sub.add_flag("--json", a->json, "Print the result as JSON");
   sub.add_flag("--progress", a->progress, "Show progress on stderr even when it is not a terminal");
   sub.footer(
@@ -209,7 +210,8 @@ Handler setup_measure(CLI::App& sub) {
       "  streamdisk measure /media/usb --sweep fill --fill-to 85%        # writes until 85 % full\n"
       "  streamdisk measure /media/usb --sweep formats --formats raw,tdms,wav --channels 4,32\n"
       "  streamdisk measure --profile samsung-960evo-250g --sweep sustained --seconds 20   # the model, virtual time\n"
-      "Test files are removed afterwards, also on Ctrl-C.");
+      "Test files are created with O_EXCL (an existing file is never touched) and removed afterwards, also\n"
+      "on Ctrl-C or SIGTERM (exit status 130, 143 after SIGTERM). Output files: docs/formats.md.");
   return [a] {
     auto cfg = to_config(*a);
     if (!cfg) return bad_input(cfg.message());
@@ -223,7 +225,8 @@ Handler setup_measure(CLI::App& sub) {
       fmt::print("{}\n", to_json(*r).dump(2));
     else
       print_human(*r);
-    if (r->cancelled) return 128 + (cleanup::signal_received() ? cleanup::signal_received() : 2);
+    if (r->cancelled) return cleanup::exit_status();
+    if (!r->output_error.empty()) return failure(r->output_error);
     return r->error ? kExitFailure : kExitOk;
   };
 }

@@ -8,7 +8,7 @@
 
 #include "cli/command.h"
 #include "cli/recording_args.h"
-#include "measure/cleanup.h"
+#include "models/cleanup.h"
 #include "measure/record.h"
 #include "models/units.h"
 #include "sim/verdict.h"
@@ -41,7 +41,7 @@ void print_text(const std::string& dir, const RecorderConfig& c, const RecordRep
   row("buffer", fmt::format("{} ring, {} blocks, {}-frame periods", format_size(static_cast<double>(r.buffer_bytes)),
                             format_size(static_cast<double>(r.block_bytes)), r.period_frames));
   row("written", written_text(r));
-  for (size_t i = 0; i < std::min<size_t>(r.files.size(), 4); ++i)
+  for (size_t i = 0; i < std::min<size_t>({r.files.size(), rep.paths.size(), 4}); ++i)
     row("file", fmt::format("{}  {}", rep.paths[i], format_size(static_cast<double>(r.files[i].bytes))));
   if (r.files.size() > 4) row("files", fmt::format("{} in all", r.files.size()));
   print_outcome_rows(r);
@@ -60,13 +60,17 @@ Handler setup_record(CLI::App& sub) {
   sub.remove_option(sub.get_option("--fill"));  // model-only options
   sub.remove_option(sub.get_option("--seed"));
   sub.add_option("--name", a->name, "Base name of the files: NAME.w64, NAME_ch01.raw... (default rec)");
-  sub.add_option("--trace", a->trace, "Write every operation to this native trace CSV");
+  sub.add_option("--trace", a->trace,
+                 "Write every operation to this native trace CSV ('-' for stdout); never one of the recording's "
+                 "files (docs/formats.md \"Output files\")");
   sub.add_flag("--json", a->json, "Print JSON (the same keys as simulate --json)");
   sub.footer(
       "The reference recorder: simulate's recorder (exact-rate producer, ring buffer, writer draining it\n"
       "through the format's writes) in wall time on real storage. Files hold a reference signal that\n"
       "readers can check (WAV/RF64/W64/CAF: libsndfile, sox; TDMS: NI's file format; raw + .json sidecar).\n"
-      "Overruns are reported exactly as `simulate` reports them. Ctrl-C stops and removes the partial files.\n\n"
+      "Overruns are reported exactly as `simulate` reports them. Files are created with O_EXCL: an existing\n"
+      "file is never overwritten. Ctrl-C (or SIGTERM) stops and removes the partial files; exit status 130\n"
+      "(143 after SIGTERM).\n\n"
       "Examples:\n"
       "  streamdisk record /media/usb -c 48 -r 48k -b 16 -f w64 --buffer 1MiB -d 60s\n"
       "  streamdisk record /mnt/streamdisk -c 18 -r 48k -b 24 -f wav -d 30s --json   # through `mount`\n"
@@ -74,6 +78,7 @@ Handler setup_record(CLI::App& sub) {
   return [a] {
     auto cfg = recorder_config(a->rec);
     if (!cfg) return bad_input(cfg.message());
+    if (a->json && a->trace == "-") return bad_input("--trace - and --json both want stdout: write the trace to a file");
     if (a->name.empty() || a->name.find('/') != std::string::npos)
       return bad_input(fmt::format("--name '{}' must be a plain file name without '/'", a->name));
     cfg->base_name = a->name;
@@ -90,12 +95,13 @@ Handler setup_record(CLI::App& sub) {
     if (!rep) return bad_input(rep.message());
     if (rep->cancelled) {
       fmt::print(stderr, "streamdisk: interrupted: the partial recording was removed\n");
-      return 128 + (cleanup::signal_received() ? cleanup::signal_received() : 2);
+      return cleanup::exit_status();
     }
     if (a->json)
       fmt::print("{}\n", to_json(*cfg, *rep).dump(2));
     else
       print_text(a->dir, *cfg, *rep);
+    if (!rep->output_error.empty()) return failure(rep->output_error);
     return rep->result.stop_errno && rep->result.stop_errno != EFBIG ? kExitFailure : kExitOk;
   };
 }

@@ -10,9 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "measure/real_device.h"
+#include "models/cleanup.h"
 #include "models/units.h"
 #include "models/trace.h"
-#include "replay/path_device.h"
 #include "replay/readers.h"
 #include "replay/replayer.h"
 
@@ -218,9 +219,24 @@ int run(const ReplayArgs& a) {
     if (!p) return bad_input(p.message());
     profiles.push_back(std::move(*p));
   }
+  if (a.json && a.trace_out == "-") return bad_input("--trace-out - and --json both want stdout: write the trace to a file");
+  // --target: the files go there through measure's RealDevice (O_EXCL names,
+  // only its own files removed, Ctrl-C removes them); buffered, as the
+  // trace's buffers are not aligned for O_DIRECT.
+  RealClock clock;
+  std::unique_ptr<RealDevice> dev;
   if (!a.target.empty()) {
-    RealClock unused;
-    if (auto st = PathDevice(a.target, unused).check_dir(); !st.ok()) return bad_input(st.message());
+    cleanup::set_cooperative();
+    opt.cancel = cleanup::cancel_flag();
+    RealDeviceOptions dopt;
+    dopt.dir = a.target;
+    dopt.prefix = "replay";
+    dopt.probe_direct = false;
+    dopt.keep_files = a.keep;
+    dopt.cancel = opt.cancel;
+    auto d = RealDevice::open(dopt, clock);
+    if (!d) return bad_input(fmt::format("--target: {}", d.message()));
+    dev = std::move(*d);
   }
   auto ops = read_ops_file(a.trace, *fmt_kind);
   if (!ops) return bad_input(ops.message());
@@ -229,9 +245,11 @@ int run(const ReplayArgs& a) {
   uint64_t seed = mo->seed;
   TraceWriter out;
   if (!a.trace_out.empty()) {
-    std::string dev = profiles.empty() ? "path " + a.target : profiles[0].name;
-    auto st = out.open(a.trace_out, {{"tool", "streamdisk replay"}, {"source", ops->name}, {"profile", dev},
-                                     {"seed", std::to_string(seed)}});
+    std::string device = profiles.empty() ? "path " + a.target : profiles[0].name;
+    auto st = out.open(a.trace_out,
+                       {{"tool", "streamdisk replay"}, {"source", ops->name}, {"profile", device},
+                        {"seed", std::to_string(seed)}},
+                       {"--trace-out", "replay.csv", true, {a.trace}});
     if (!st.ok()) return bad_input(st.message());
   }
   std::vector<Row> rows;
@@ -240,11 +258,16 @@ int run(const ReplayArgs& a) {
     if (out.is_open()) write_replay_trace(out, *ops, run);
     rows.push_back({"profile", p.name, std::move(run.stats)});
   }
-  if (!a.target.empty()) {
-    RealClock clock;  // zero at the replay's start
-    PathDevice dev(a.target, clock);
-    ReplayRun run = replay_ops(*ops, dev, clock, opt);
-    dev.cleanup(a.keep);
+  if (dev) {
+    clock = RealClock();  // zero at the replay's start
+    ReplayRun run = replay_ops(*ops, *dev, clock, opt);
+    if (run.cancelled) {
+      out.abandon();
+      dev.reset();  // removes the replay's files
+      fmt::print(stderr, "\nstreamdisk: interrupted: the replay's files were removed\n");
+      return cleanup::exit_status();
+    }
+    dev.reset();  // removes the files unless --keep
     if (out.is_open()) write_replay_trace(out, *ops, run);
     rows.push_back({"path", a.target, std::move(run.stats)});
   }
@@ -270,7 +293,9 @@ Handler setup_replay(CLI::App& sub) {
   sub.add_option("--target", a->target,
                  "Replay in wall-clock time on real storage (or a FUSE mount): files go in this directory; "
                  "ops are issued from one thread in time order");
-  sub.add_flag("--keep", a->keep, "With --target: keep the files written (default: remove them)");
+  sub.add_flag("--keep", a->keep,
+               "With --target: keep the files written, DIR/replay-PID-N.dat (default: remove them; "
+               "existing files are never touched)");
   sub.add_option("--time-scale", a->time_scale, "Multiply recorded times by this (0.5: twice as fast; default 1)");
   sub.add_flag("--as-fast-as-possible", a->afap, "Ignore recorded times: issue each thread's ops back to back");
   sub.add_option("--buffer", a->buffer,
@@ -284,7 +309,8 @@ Handler setup_replay(CLI::App& sub) {
   sub.add_option("--format", a->format, "Trace format: auto (default), native, fio, strace");
   sub.add_option("--seed", a->seed, "Seed for the model's stalls (default: the trace's seed line, else 1)");
   sub.add_option("--trace-out", a->trace_out,
-                 "Write the replay as a native trace (issue and completion of every op); one device only");
+                 "Write the replay as a native trace (issue and completion of every op); one device only. "
+                 "Output files: see docs/formats.md \"Output files\"");
   sub.add_flag("--json", a->json, "Print JSON (format streamdisk-replay) instead of text");
   sub.footer(
       "Examples:\n"

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "models/output_file.h"
 #include "report/report.h"
 
 namespace sd::cli {
@@ -19,27 +20,6 @@ struct ReportArgs {
   std::vector<std::string> inputs;
   std::string out, svg_dir, title = "streamdisk report";
 };
-
-// Writes `text` to path + ".part" and renames it into place, so a failure
-// never leaves a half-written file.
-Status write_file(const std::string& path, const std::string& text) {
-  std::string part = path + ".part";
-  {
-    std::ofstream f(part, std::ios::binary);
-    if (!f) return Status::error(fmt::format("cannot write '{}': {} (check the directory exists)", path, std::strerror(errno)));
-    f << text;
-    f.flush();
-    if (!f) {
-      std::remove(part.c_str());
-      return Status::error(fmt::format("writing '{}' failed: {}", path, std::strerror(errno)));
-    }
-  }
-  if (std::rename(part.c_str(), path.c_str()) != 0) {
-    std::remove(part.c_str());
-    return Status::error(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
-  }
-  return {};
-}
 
 Result<ReportInput> load(const std::string& path) {
   std::stringstream text;
@@ -60,6 +40,9 @@ Result<ReportInput> load(const std::string& path) {
 int run(const ReportArgs& a) {
   if (a.out.empty() && a.svg_dir.empty())
     return bad_input("report needs -o FILE.html and/or --svg DIR (see `streamdisk report --help`)");
+  OutputFile html;  // checked before the inputs are read: a bad path fails at once
+  if (!a.out.empty())
+    if (Status st = html.open(a.out, {"-o", "report.html", false, a.inputs}); !st.ok()) return bad_input(st.message());
   std::vector<ReportInput> inputs;
   for (const auto& p : a.inputs) {
     auto in = load(p);
@@ -68,8 +51,11 @@ int run(const ReportArgs& a) {
   }
   auto sections = build_sections(inputs);
   if (!sections) return bad_input(sections.message());
-  if (!a.out.empty())
-    if (auto st = write_file(a.out, render_html(a.title, *sections)); !st.ok()) return bad_input(st.message());
+  if (html.is_open()) {
+    std::string text = render_html(a.title, *sections);
+    std::fwrite(text.data(), 1, text.size(), html.stream());
+    if (Status st = html.commit(); !st.ok()) return failure(st.message());
+  }
   if (!a.svg_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(a.svg_dir, ec);
@@ -80,7 +66,8 @@ int run(const ReportArgs& a) {
         if (!b.plot) continue;
         std::string file = fmt::format("{}/{:02}-{}.svg", a.svg_dir, ++n, b.plot->id);
         std::string svg = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + render_svg(*b.plot);
-        if (auto st = write_file(file, svg); !st.ok()) return bad_input(st.message());
+        if (auto st = write_output_file(file, svg, {"--svg", "plots", false, a.inputs}); !st.ok())
+          return bad_input(st.message());
       }
   }
   return kExitOk;
@@ -97,7 +84,9 @@ std::string kinds_text() {
 Handler setup_report(CLI::App& sub) {
   auto a = std::make_shared<ReportArgs>();
   sub.add_option("inputs", a->inputs, "JSON outputs of streamdisk subcommands ('-' reads stdin)")->required();
-  sub.add_option("-o,--output", a->out, "Write one self-contained HTML page here (inline SVG, no network)");
+  sub.add_option("-o,--output", a->out,
+                 "Write one self-contained HTML page here (inline SVG, no network); written whole or not at all, "
+                 "never over an input (docs/formats.md \"Output files\")");
   sub.add_option("--svg", a->svg_dir, "Also (or only) write each plot as an SVG file in this directory");
   sub.add_option("--title", a->title, "Page title (default: streamdisk report)");
   sub.footer(

@@ -61,7 +61,9 @@ Handler setup_simulate(CLI::App& sub) {
   auto a = std::make_shared<SimArgs>();
   add_profile_options(sub, a->prof);
   add_recording_options(sub, a->rec);
-  sub.add_option("--trace", a->trace, "Write every operation to this native trace CSV (docs/formats.md)");
+  sub.add_option("--trace", a->trace,
+                 "Write every operation to this native trace CSV ('-' for stdout; docs/formats.md: written whole "
+                 "or not at all, devices and fifos written directly)");
   sub.add_flag("--json", a->json, "Print JSON instead of text");
   sub.footer(
       "Runs a recorder (producer at the exact sample rate, ring buffer, writer draining it in blocks\n"
@@ -79,6 +81,7 @@ Handler setup_simulate(CLI::App& sub) {
     if (!cfg) return bad_input(cfg.message());
     auto mo = model_options(a->rec, *p);
     if (!mo) return bad_input(mo.message());
+    if (a->json && a->trace == "-") return bad_input("--trace - and --json both want stdout: write the trace to a file");
     TraceWriter trace;
     if (!a->trace.empty()) {
       auto st = trace.open(a->trace, {{"tool", "streamdisk simulate"},
@@ -86,7 +89,8 @@ Handler setup_simulate(CLI::App& sub) {
                                       {"seed", std::to_string(a->rec.seed)},
                                       {"stream", stream_text(cfg->stream)},
                                       {"format", std::string(format_name(cfg->format))},
-                                      {"buffer_bytes", std::to_string(cfg->buffer_bytes)}});
+                                      {"buffer_bytes", std::to_string(cfg->buffer_bytes)}},
+                           {"--trace", "trace.csv", true, profile_files(a->prof.profile)});
       if (!st.ok()) return bad_input(st.message());
     }
     ModelDevice dev(*p, *mo);

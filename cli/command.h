@@ -36,6 +36,9 @@ struct ProfileArgs {
   std::vector<std::string> sets;
 };
 void add_profile_options(CLI::App& sub, ProfileArgs& args, bool required = true);
+// The parts of a profile spec ("a.toml+ext4+b.toml") that are files: inputs
+// an output file must not replace.
+std::vector<std::string> profile_files(const std::string& spec);
 
 // Subcommand setups (one file each).
 Handler setup_profiles(CLI::App& sub);

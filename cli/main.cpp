@@ -1,4 +1,6 @@
 // streamdisk: will this storage keep up with my recording?
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -27,6 +29,20 @@ void add_profile_options(CLI::App& sub, ProfileArgs& a, bool required) {
   if (required) o->required();
   sub.add_option("--set", a.sets, "Override a parameter: --set device.sustained_mbps=20 (repeatable)")
       ->type_name("KEY=VALUE");
+}
+
+std::vector<std::string> profile_files(const std::string& spec) {
+  std::vector<std::string> files;
+  size_t start = 0;
+  while (start <= spec.size()) {
+    size_t plus = spec.find('+', start);
+    std::string part = spec.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
+    struct stat st{};
+    if (!part.empty() && ::stat(part.c_str(), &st) == 0) files.push_back(part);
+    if (plus == std::string::npos) break;
+    start = plus + 1;
+  }
+  return files;
 }
 
 }  // namespace sd::cli

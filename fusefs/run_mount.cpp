@@ -111,10 +111,11 @@ Result<MountSummary> run_mount(const MountOptions& opt_in) {
   if (!session.se) return Result<MountSummary>::error("could not start the FUSE session (see the message above)");
   // A shell starts background jobs with SIGINT ignored, and libfuse only
   // takes over signals left at their default: Ctrl-C and kill -INT must
-  // unmount cleanly wherever we were started from.
+  // unmount cleanly wherever we were started from. The trace's temporary file
+  // installed models/cleanup.h's handler; the mount finishes the trace itself.
   for (int sig : {SIGINT, SIGTERM}) {
     struct sigaction old {};
-    if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) signal(sig, SIG_DFL);
+    if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler != SIG_DFL) signal(sig, SIG_DFL);
   }
   if (fuse_set_signal_handlers(session.se) != 0)
     return Result<MountSummary>::error("could not install signal handlers");

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "measure/cleanup.h"
+#include "models/cleanup.h"
 #include "measure/real_device.h"
 #include "models/model_device.h"
 #include "models/profile.h"
@@ -218,7 +218,7 @@ R run_measure(const MeasureConfig& in) {
       env.thread_devices.push_back(rd);
       for (int i = 1; i < n; ++i) env.thread_devices.push_back(siblings[i].get());
     }
-    cleanup::install();
+    cleanup::set_cooperative();
   }
   env.progress = c.progress;
   env.cancel = c.cancel ? c.cancel : (real ? cleanup::cancel_flag() : nullptr);
@@ -271,7 +271,7 @@ R run_measure(const MeasureConfig& in) {
     if (out.cancelled) {
       trace.abandon();
     } else if (Status st = trace.close(); !st.ok()) {
-      return R::error(st.message());
+      out.output_error = st.message();
     }
   }
   return out;

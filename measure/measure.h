@@ -54,6 +54,7 @@ struct MeasureReport {
   std::vector<std::pair<std::string, double>> summary;  // named figures (units in the names)
   int error = 0;  // first errno that cut a point or the run short (the CLI exits 1)
   bool cancelled = false;
+  std::string output_error;  // the trace could not be written (disk full...): the CLI exits 1
 };
 
 // Errors are bad input (missing directory, not enough free space, fill target

@@ -10,10 +10,11 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include <fmt/format.h>
 
-#include "measure/cleanup.h"
+#include "models/cleanup.h"
 
 namespace sd {
 
@@ -21,20 +22,21 @@ Result<std::unique_ptr<RealDevice>> RealDevice::open(const RealDeviceOptions& op
   struct stat st{};
   if (::stat(opt.dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     return Result<std::unique_ptr<RealDevice>>::error(
-        fmt::format("{} is not a directory: give an existing directory on the storage to measure", opt.dir));
+        fmt::format("{} is not a directory: give an existing directory on the storage to write to", opt.dir));
   if (::access(opt.dir.c_str(), W_OK) != 0)
     return Result<std::unique_ptr<RealDevice>>::error(
         fmt::format("{} is not writable: give a directory you may write to", opt.dir));
-  std::unique_ptr<RealDevice> d(new RealDevice(opt, clock, /*owner=*/true));
+  std::unique_ptr<RealDevice> d(new RealDevice(opt, clock, /*owner=*/true, std::make_shared<Files>()));
   if (opt.probe_direct) d->probe_direct();
+  else d->direct_note_ = fmt::format("O_DIRECT not used at {}: buffered I/O", opt.dir);
   return d;
 }
 
-RealDevice::RealDevice(RealDeviceOptions opt, Clock& clock, bool owner)
-    : opt_(std::move(opt)), clock_(clock), owner_(owner), pid_(static_cast<int>(::getpid())) {}
+RealDevice::RealDevice(RealDeviceOptions opt, Clock& clock, bool owner, std::shared_ptr<Files> files)
+    : opt_(std::move(opt)), clock_(clock), owner_(owner), pid_(static_cast<int>(::getpid())), files_(std::move(files)) {}
 
 std::unique_ptr<RealDevice> RealDevice::sibling() const {
-  std::unique_ptr<RealDevice> d(new RealDevice(opt_, clock_, /*owner=*/false));
+  std::unique_ptr<RealDevice> d(new RealDevice(opt_, clock_, /*owner=*/false, files_));
   d->direct_ok_ = direct_ok_;
   d->direct_note_ = direct_note_;
   d->dio_align_ = dio_align_;
@@ -47,22 +49,38 @@ RealDevice::~RealDevice() {
     if (fds.buffered >= 0) ::close(fds.buffered);
     if (fds.direct >= 0) ::close(fds.direct);
   }
+  if (owner_ && opt_.keep_files) {  // the files are the output now: a late Ctrl-C must not remove them
+    std::lock_guard<std::mutex> lock(files_->mu);
+    for (FileId f : files_->created) cleanup::unregister_path(path(f));
+  }
   std::free(buf_);
 }
 
+void RealDevice::name_file(FileId f, std::string name) {
+  std::lock_guard<std::mutex> lock(files_->mu);
+  files_->names[f] = std::move(name);
+  files_->fixed.insert(f);
+}
+
 std::string RealDevice::path(FileId f) const {
-  auto it = names_.find(f);
-  if (it != names_.end()) return opt_.dir + "/" + it->second;
+  auto it = files_->names.find(f);
+  if (it != files_->names.end()) return opt_.dir + "/" + it->second;
   return fmt::format("{}/{}-{}-{}.dat", opt_.dir, opt_.prefix, pid_, f);
 }
 
 // Creates a probe file with O_DIRECT and writes one aligned block: tmpfs
 // refuses the open (EINVAL), some FUSE filesystems the write.
 void RealDevice::probe_direct() {
-  std::string p = fmt::format("{}/{}-{}-probe.dat", opt_.dir, opt_.prefix, pid_);
-  cleanup::register_path(p);
-  int fd = ::open(p.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_DIRECT | O_CLOEXEC, 0644);
+  std::string p;
+  int fd = -1;
+  for (int n = 0; n < 100 && fd < 0; ++n) {
+    p = fmt::format("{}/{}-{}-probe{}.dat", opt_.dir, opt_.prefix, pid_, n ? fmt::format("-{}", n + 1) : "");
+    fd = cleanup::create_registered(p, O_WRONLY | O_DIRECT);
+    if (fd < 0 && errno != EEXIST) break;
+  }
   int err = fd < 0 ? errno : 0;
+  // O_EXCL: a file at p that exists now is this probe's (tmpfs may create it and then refuse O_DIRECT).
+  if (fd < 0 && err != EEXIST) ::unlink(p.c_str());
   if (fd >= 0) {
 #ifdef STATX_DIOALIGN
     struct statx sx{};
@@ -73,9 +91,9 @@ void RealDevice::probe_direct() {
     char* b = buffer(std::max<uint32_t>(dio_align_, 4096));
     if (::pwrite(fd, b, dio_align_, 0) != static_cast<ssize_t>(dio_align_)) err = errno ? errno : EIO;
     ::close(fd);
+    ::unlink(p.c_str());
+    cleanup::unregister_path(p);
   }
-  ::unlink(p.c_str());
-  cleanup::unregister_path(p);
   direct_ok_ = err == 0;
   if (!direct_ok_)
     direct_note_ = fmt::format(
@@ -106,12 +124,47 @@ char* RealDevice::buffer(uint64_t bytes) {
   return buf_;
 }
 
-int RealDevice::fd_for(FileId f, bool direct, bool create, int& err) {
+// Creates `f` for this run (O_EXCL: never a file that was there before), or
+// truncates it if this run created it earlier.
+int RealDevice::create(FileId f, bool direct, int& err) {
+  int& fd = direct ? fds_[f].direct : fds_[f].buffered;
+  if (fd >= 0) return fd;
+  int flags = O_RDWR | (direct ? O_DIRECT : 0);
+  std::lock_guard<std::mutex> lock(files_->mu);
+  if (files_->created.count(f)) {
+    fd = ::open(path(f).c_str(), flags | O_CLOEXEC | O_TRUNC);
+    if (fd < 0) err = errno;
+    return fd;
+  }
+  for (int n = 2; n < 1000; ++n) {
+    std::string p = path(f);
+    fd = cleanup::create_registered(p, flags, 0644);
+    if (fd >= 0) {
+      files_->created.insert(f);
+      return fd;
+    }
+    if (errno != EEXIST || files_->fixed.count(f)) break;
+    files_->names[f] = fmt::format("{}-{}-{}-{}.dat", opt_.prefix, pid_, f, n);  // taken: another name
+  }
+  err = errno;
+  return -1;
+}
+
+// An open descriptor of a file this run created; ENOENT for any other file.
+int RealDevice::fd_for(FileId f, bool direct, int& err) {
   Fds& fds = fds_[f];
   int& fd = direct ? fds.direct : fds.buffered;
   if (fd >= 0) return fd;
-  int flags = O_RDWR | O_CLOEXEC | (direct ? O_DIRECT : 0) | (create ? O_CREAT | O_TRUNC : 0);
-  fd = ::open(path(f).c_str(), flags, 0644);
+  std::string p;
+  {
+    std::lock_guard<std::mutex> lock(files_->mu);
+    if (!files_->created.count(f)) {
+      err = ENOENT;
+      return -1;
+    }
+    p = path(f);
+  }
+  fd = ::open(p.c_str(), O_RDWR | O_CLOEXEC | (direct ? O_DIRECT : 0));
   if (fd < 0) err = errno;
   return fd;
 }
@@ -129,16 +182,12 @@ Completion RealDevice::submit(const Op& op, double now) {
   int err = 0;
   uint64_t done_bytes = 0;
   switch (op.kind) {
-    case OpKind::Create: {
-      std::string p = path(op.file);
-      cleanup::register_path(p);
-      if (fd_for(op.file, direct, /*create=*/true, err) >= 0 && owner_) created_.push_back(op.file);
-      if (err) cleanup::unregister_path(p);
+    case OpKind::Create:
+      create(op.file, direct, err);
       break;
-    }
     case OpKind::Write:
     case OpKind::Read: {
-      int fd = fd_for(op.file, direct, false, err);
+      int fd = fd_for(op.file, direct, err);
       if (fd < 0) break;
       if (op.kind == OpKind::Write && opt_.cancel && opt_.cancel->load()) {
         err = ECANCELED;
@@ -165,12 +214,12 @@ Completion RealDevice::submit(const Op& op, double now) {
       break;
     }
     case OpKind::Fsync: {
-      int fd = fd_for(op.file, false, false, err);
+      int fd = fd_for(op.file, false, err);
       if (fd >= 0 && ::fsync(fd) != 0) err = errno;
       break;
     }
     case OpKind::Truncate: {
-      int fd = fd_for(op.file, false, false, err);
+      int fd = fd_for(op.file, false, err);
       if (fd >= 0 && ::ftruncate(fd, static_cast<off_t>(op.bytes)) != 0) err = errno;
       break;
     }
@@ -179,10 +228,15 @@ Completion RealDevice::submit(const Op& op, double now) {
       break;
     case OpKind::Remove: {
       close_file(op.file);
+      std::lock_guard<std::mutex> lock(files_->mu);
+      if (!files_->created.count(op.file)) {
+        err = ENOENT;  // not ours: never removed
+        break;
+      }
       std::string p = path(op.file);
       if (::unlink(p.c_str()) != 0) err = errno;
       cleanup::unregister_path(p);
-      created_.erase(std::remove(created_.begin(), created_.end(), op.file), created_.end());
+      files_->created.erase(op.file);
       break;
     }
   }
@@ -192,7 +246,7 @@ Completion RealDevice::submit(const Op& op, double now) {
 std::string RealDevice::drop_cache(FileId f, bool direct) {
   if (direct && direct_ok_) return "bypassed (O_DIRECT)";
   int err = 0;
-  int fd = fd_for(f, false, false, err);
+  int fd = fd_for(f, false, err);
   if (fd < 0) return fmt::format("not dropped ({})", std::strerror(err));
   ::fdatasync(fd);
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
@@ -221,13 +275,14 @@ SpaceInfo RealDevice::space() const {
 }
 
 void RealDevice::remove_created() {
-  for (FileId f : created_) {
+  std::lock_guard<std::mutex> lock(files_->mu);
+  for (FileId f : files_->created) {
     close_file(f);
     std::string p = path(f);
     ::unlink(p.c_str());
     cleanup::unregister_path(p);
   }
-  created_.clear();
+  files_->created.clear();
 }
 
 }  // namespace sd

@@ -1,18 +1,24 @@
 // RealDevice: the Device interface on real storage (DESIGN.md: record/measure
-// = workload x RealDevice x real clock). Each operation is performed with a
-// system call on a file under a directory and completes when the call
-// returns, timed with the given Clock (a RealClock in practice).
+// = workload x RealDevice x real clock; also `replay --target`). Each
+// operation is performed with a system call on a file under a directory and
+// completes when the call returns, timed with the given Clock (a RealClock in
+// practice).
 //
-// Files: FileId f is "<dir>/<prefix>-<pid>-<f>.dat". A device removes the
-// files it created when it is destroyed (and registers them with the signal
-// cleanup in measure/cleanup.h, so Ctrl-C removes them too). Other devices on
-// the same directory and prefix (one per reader thread) open those files on
-// first use and never remove them.
+// Files: FileId f is "<dir>/<prefix>-<pid>-<f>.dat", or the name given with
+// name_file(). A device only ever touches files it created: Create uses
+// O_EXCL, so an existing file of the user is never opened, truncated or
+// removed; a generated name that is taken is replaced by another
+// ("<prefix>-<pid>-<f>-2.dat"...), a name given with name_file() fails with
+// EEXIST. An operation on a file the device did not create fails with
+// ENOENT. The owner device removes the files it created when it is destroyed
+// (unless keep_files) and registers them with models/cleanup.h, so Ctrl-C
+// removes them too. Devices made by sibling() (one per reader thread) share
+// the owner's files and never remove them.
 //
 // O_DIRECT: an operation with Op::direct uses a file descriptor opened with
 // O_DIRECT and a page-aligned buffer. open() probes whether the filesystem
-// accepts O_DIRECT; where it refuses (tmpfs, most FUSE mounts) the device
-// falls back to buffered I/O and says so in direct_note().
+// accepts O_DIRECT; where it refuses (tmpfs, most FUSE mounts) or probe_direct
+// is off, the device falls back to buffered I/O and says so in direct_note().
 //
 // Data: a write stores Op::data when given (record's headers and samples),
 // else a fixed pseudo-random pattern (so compressing storage cannot cheat).
@@ -22,13 +28,13 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
-#include <vector>
+#include <unordered_set>
 
 #include "models/device.h"
 #include "models/status.h"
-#include "sim/sweeps.h"
 
 namespace sd {
 
@@ -56,8 +62,9 @@ class RealDevice final : public Device {
   Completion submit(const Op& op, double now) override;
 
   std::string path(FileId f) const;
-  // Gives `f` a file name in the directory instead of the generated one (record).
-  void name_file(FileId f, std::string name) { names_[f] = std::move(name); }
+  // Gives `f` this file name in the directory instead of a generated one
+  // (record); its Create fails with EEXIST if the name is taken.
+  void name_file(FileId f, std::string name);
   bool direct_works() const { return direct_ok_; }
   const std::string& direct_note() const { return direct_note_; }  // empty if O_DIRECT works
   uint32_t direct_alignment() const { return dio_align_; }         // bytes (offset and size)
@@ -69,11 +76,20 @@ class RealDevice final : public Device {
   void remove_created();     // unlinks every file this device created
 
  private:
-  RealDevice(RealDeviceOptions opt, Clock& clock, bool owner);
+  // What the owner and its siblings share: file names and which files exist
+  // because this run created them.
+  struct Files {
+    mutable std::mutex mu;
+    std::unordered_map<FileId, std::string> names;  // given or chosen on a collision
+    std::unordered_set<FileId> fixed;               // names given with name_file()
+    std::unordered_set<FileId> created;
+  };
+  RealDevice(RealDeviceOptions opt, Clock& clock, bool owner, std::shared_ptr<Files> files);
   struct Fds {
     int buffered = -1, direct = -1;
   };
-  int fd_for(FileId f, bool direct, bool create, int& err);
+  int create(FileId f, bool direct, int& err);
+  int fd_for(FileId f, bool direct, int& err);
   void close_file(FileId f);
   char* buffer(uint64_t bytes);
   void probe_direct();
@@ -85,9 +101,8 @@ class RealDevice final : public Device {
   std::string direct_note_;
   uint32_t dio_align_ = 4096;
   int pid_;
+  std::shared_ptr<Files> files_;
   std::unordered_map<FileId, Fds> fds_;
-  std::unordered_map<FileId, std::string> names_;
-  std::vector<FileId> created_;
   char* buf_ = nullptr;  // page-aligned, filled with a non-repeating pattern
   uint64_t buf_bytes_ = 0;
 };

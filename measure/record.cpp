@@ -6,11 +6,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 #include <fmt/format.h>
 
-#include "measure/cleanup.h"
+#include "models/cleanup.h"
 #include "measure/real_device.h"
+#include "models/output_file.h"
 #include "models/units.h"
 #include "sim/format.h"
 
@@ -75,7 +77,7 @@ class ReferencePayload final : public PayloadSource {
 };
 
 // Raw formats carry no header: a JSON sidecar says how to read them
-// (docs/formats.md "Raw recording sidecar"). Written to .part, then renamed.
+// (docs/formats.md "Raw recording sidecar").
 Status write_sidecar(const std::string& path, const RecorderConfig& c, const RecordReport& rep, uint64_t stored) {
   std::string files;
   for (size_t i = 0; i < rep.result.files.size(); ++i)
@@ -88,21 +90,27 @@ Status write_sidecar(const std::string& path, const RecorderConfig& c, const Rec
       files, c.format == FormatKind::Raw ? "interleaved" : "one file per channel", c.stream.channels,
       c.stream.sample_rate, c.stream.sample_bits, stored, c.stream.is_float ? "float" : "signed integer",
       rep.result.frames_written);
-  std::string part = path + ".part";
-  std::FILE* f = std::fopen(part.c_str(), "w");
-  if (!f) return Status::error(fmt::format("cannot write {}: {}", part, std::strerror(errno)));
-  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  ok = std::fclose(f) == 0 && ok;
-  if (!ok || std::rename(part.c_str(), path.c_str()) != 0) {
-    std::remove(part.c_str());
-    return Status::error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
-  }
-  return {};
+  return write_output_file(path, text, {"the sidecar", "rec.json", false, {}});
 }
 
 bool exists(const std::string& p) {
   struct stat st{};
-  return ::stat(p.c_str(), &st) == 0;
+  return ::lstat(p.c_str(), &st) == 0;
+}
+
+// The trace must not be one of the recording's files, including the parts a
+// split recording names as it goes (NAME_001..., in the same directory).
+Status check_trace_path(const RecordOptions& opt, const std::vector<std::string>& paths) {
+  for (const auto& p : paths)
+    if (same_file(opt.trace_path, p))
+      return Status::error(fmt::format("--trace {} is a file of the recording itself: give the trace another name",
+                                       opt.trace_path));
+  std::filesystem::path t(opt.trace_path);
+  std::string dir = t.has_parent_path() ? t.parent_path().string() : ".";
+  if (opt.rec.split_bytes > 0 && same_file(dir, opt.dir) && t.filename().string().rfind(opt.rec.base_name + "_", 0) == 0)
+    return Status::error(fmt::format("--trace {} could be a part of the split recording ({}_NNN...): give the trace "
+                                     "another name", opt.trace_path, opt.rec.base_name));
+  return {};
 }
 
 }  // namespace
@@ -117,6 +125,7 @@ Result<RecordReport> run_record(const RecordOptions& opt) {
   lo.header_every_frames = opt.rec.header_every_frames;
   auto layout = make_layout(lo);  // the same layout run_recorder builds: for names and sample width
   if (!layout) return layout.status();
+  if (opt.cancel) cleanup::set_cooperative();  // Ctrl-C stops the recorder; its files are removed below
   RealClock clock;
   RealDeviceOptions dopt;
   dopt.dir = opt.dir;
@@ -125,15 +134,24 @@ Result<RecordReport> run_record(const RecordOptions& opt) {
   auto dev = RealDevice::open(dopt, clock);
   if (!dev) return dev.status();
   RecordReport rep;
-  const auto& names = (*layout)->file_names();
   const bool raw = opt.rec.format == FormatKind::Raw || opt.rec.format == FormatKind::PerChannel;
   const std::string sidecar = opt.dir + "/" + opt.rec.base_name + ".json";
-  if (raw && exists(sidecar)) return R::error(fmt::format("{} exists: give another --name or remove it", sidecar));
-  for (size_t i = 0; i < names.size(); ++i) {
-    (*dev)->name_file(opt.rec.first_file_id + i, names[i]);
-    rep.paths.push_back((*dev)->path(opt.rec.first_file_id + i));
-    if (exists(rep.paths.back()))
-      return R::error(fmt::format("{} exists: give another --name or remove it", rep.paths.back()));
+  // The first files' names (a split recording names later parts as it goes;
+  // those are created with O_EXCL too, so an existing file stops it instead).
+  std::vector<std::string> first_paths;
+  for (const auto& n : (*layout)->file_names()) first_paths.push_back(opt.dir + "/" + n);
+  if (raw) first_paths.push_back(sidecar);
+  for (const auto& p : first_paths)
+    if (exists(p)) return R::error(fmt::format("{} exists: give another --name or remove it", p));
+  if (opt.rec.direct && (*dev)->direct_works()) {
+    uint64_t align = (*dev)->direct_alignment();
+    uint64_t fbytes = opt.rec.stream.frame_bytes();
+    uint64_t block = std::max<uint64_t>(1, (opt.rec.block_bytes ? opt.rec.block_bytes : opt.rec.buffer_bytes / 2) /
+                                               fbytes) * fbytes;  // whole frames, as the recorder drains them
+    if (block % align != 0)
+      return R::error(fmt::format("--direct: O_DIRECT writes whole {}-byte blocks, and a {}-byte block is not a "
+                                  "multiple of that: give --block a multiple of {} (e.g. {}) or drop --direct",
+                                  align, block, align, std::max<uint64_t>(align, block / align * align)));
   }
   double need = opt.rec.stream.bytes_per_second() * opt.rec.duration_s * 1.01 + 16.0 * (1 << 20);
   double free_bytes = (*dev)->space().free_bytes;
@@ -144,10 +162,12 @@ Result<RecordReport> run_record(const RecordOptions& opt) {
   if (opt.rec.direct && !(*dev)->direct_works()) rep.notes.push_back((*dev)->direct_note());
   TraceWriter trace;
   if (!opt.trace_path.empty()) {
-    Status st = trace.open(opt.trace_path, {{"tool", "streamdisk record"}, {"target", opt.dir},
-                                            {"format", std::string(format_name(opt.rec.format))},
-                                            {"buffer_bytes", std::to_string(opt.rec.buffer_bytes)},
-                                            {"command", opt.command_line}});
+    if (Status st = check_trace_path(opt, first_paths); !st.ok()) return st;
+    Status st = trace.open(opt.trace_path,
+                           {{"tool", "streamdisk record"}, {"target", opt.dir},
+                            {"format", std::string(format_name(opt.rec.format))},
+                            {"buffer_bytes", std::to_string(opt.rec.buffer_bytes)}, {"command", opt.command_line}},
+                           {"--trace", "trace.csv", true, first_paths});
     if (!st.ok()) return R::error(st.message());
   }
   uint64_t fb = (*layout)->payload_frame_bytes();
@@ -158,26 +178,36 @@ Result<RecordReport> run_record(const RecordOptions& opt) {
   RecorderHooks hooks;
   hooks.payload = &payload;
   hooks.progress = opt.progress;
+  hooks.cancel = opt.cancel;
+  RealDevice* d = dev->get();
+  hooks.naming = [d](FileId f, const std::string& name) { d->name_file(f, name); };
   if (trace.is_open()) hooks.trace = &trace;
-  if (opt.cancel) cleanup::install();
   auto r = run_recorder(**dev, clock, opt.rec, hooks);
   if (!r) {
     trace.abandon();
+    (*dev)->remove_created();
     return r.status();
   }
   rep.result = *r;
+  for (const auto& f : rep.result.files) rep.paths.push_back(opt.dir + "/" + f.name);
   rep.cancelled = opt.cancel && opt.cancel->load();
-  if (rep.cancelled) {
+  // Interrupted, or failed before a single frame was stored: not an output.
+  bool nothing = rep.result.frames_written == 0 && rep.result.stop_errno != 0;
+  if (rep.cancelled || nothing) {
     trace.abandon();
-    (*dev)->remove_created();  // a half-written recording is not an output
+    (*dev)->remove_created();
+    if (nothing && !rep.cancelled) rep.notes.push_back("no frame was written: the files were removed");
+    rep.paths.clear();
+    rep.result.files.clear();
     return rep;
   }
   if (trace.is_open())
-    if (Status st = trace.close(); !st.ok()) return R::error(st.message());
+    if (Status st = trace.close(); !st.ok()) rep.output_error = st.message();
   if (raw) {
     if (Status st = write_sidecar(sidecar, opt.rec, rep, fb / opt.rec.stream.channels); !st.ok())
-      return R::error(st.message());
-    rep.paths.push_back(sidecar);
+      rep.output_error = st.message();
+    else
+      rep.paths.push_back(sidecar);
   }
   return rep;
 }

@@ -36,6 +36,7 @@ struct RecordReport {
   bool direct_used = false;
   std::vector<std::string> notes;  // O_DIRECT fallback...
   bool cancelled = false;          // interrupted: the partial files were removed
+  std::string output_error;        // the trace or sidecar could not be written: the CLI exits 1
 };
 
 // Bad input (missing directory, an output file that exists, not enough free

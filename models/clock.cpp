@@ -1,5 +1,6 @@
+#include <time.h>
+
 #include <chrono>
-#include <thread>
 
 #include "models/device.h"
 
@@ -15,9 +16,12 @@ RealClock::RealClock() : start_ns_(mono_ns()) {}
 double RealClock::now() { return static_cast<double>(mono_ns() - start_ns_) * 1e-9; }
 
 void RealClock::sleep_until(double t) {
-  auto target = std::chrono::steady_clock::time_point(
-      std::chrono::nanoseconds(start_ns_ + static_cast<int64_t>(t * 1e9)));
-  std::this_thread::sleep_until(target);
+  // steady_clock is CLOCK_MONOTONIC. One sleep, not a loop over EINTR: a
+  // signal (Ctrl-C) wakes the caller so it can look at its cancel flag.
+  int64_t ns = start_ns_ + static_cast<int64_t>(t * 1e9);
+  if (ns <= mono_ns()) return;
+  struct timespec ts{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+  clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
 }
 
 std::string_view op_name(OpKind k) {

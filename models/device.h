@@ -25,7 +25,8 @@ struct Op {
   bool direct = false;  // O_DIRECT: bypasses the host page cache
   // Write: the `bytes` bytes to store, owned by the caller and valid during
   // submit(); null when the content does not matter (models ignore it; a real
-  // device writes zeros). Lets one workload drive both kinds of device.
+  // device writes a fixed pseudo-random pattern). Lets one workload drive both
+  // kinds of device.
   const void* data = nullptr;
 };
 
@@ -33,6 +34,13 @@ struct Completion {
   double done = 0;     // completion time, >= the issue time
   int error = 0;       // 0, or an errno value (ENOSPC, EFBIG, EBADF, EINVAL)
   uint64_t bytes = 0;  // bytes written or read (short on ENOSPC/EFBIG/EOF)
+};
+
+// Space on a device: statvfs for real storage, the model's file table for a
+// ModelDevice. Bytes.
+struct SpaceInfo {
+  double total_bytes = 0;  // capacity of the filesystem (or modelled device)
+  double free_bytes = 0;   // free space now
 };
 
 class Device {
@@ -63,7 +71,8 @@ class VirtualClock final : public Clock {
   double t_ = 0;
 };
 
-// Wall time from a monotonic clock, zero at construction.
+// Wall time from a monotonic clock, zero at construction. sleep_until returns
+// early when a signal arrives (Ctrl-C), so the caller can see its cancel flag.
 class RealClock final : public Clock {
  public:
   RealClock();

@@ -96,59 +96,26 @@ std::string format_trace_row(const TraceRecord& r) {
   return row;
 }
 
-TraceWriter::~TraceWriter() {
-  if (f_) abandon();
-}
-
-Status TraceWriter::open(const std::string& path, const std::map<std::string, std::string>& meta) {
-  path_ = path;
-  if (path == "-") {
-    f_ = stdout;
-  } else {
-    part_ = path + ".part";
-    f_ = std::fopen(part_.c_str(), "w");
-    if (!f_)
-      return Status::error(fmt::format("cannot write trace '{}': {} (check the directory exists and is writable)",
-                                       path, std::strerror(errno)));
-  }
-  fmt::print(f_, "# streamdisk-trace {}\n", kTraceFormatVersion);
-  for (const auto& [k, v] : meta) fmt::print(f_, "# {}={}\n", k, v);
-  fmt::print(f_, "{}\n", kHeader);
+Status TraceWriter::open(const std::string& path, const std::map<std::string, std::string>& meta,
+                         OutputRules rules) {
+  if (Status st = out_.open(path, rules); !st.ok()) return st;
+  std::FILE* f = out_.stream();
+  fmt::print(f, "# streamdisk-trace {}\n", kTraceFormatVersion);
+  for (const auto& [k, v] : meta) fmt::print(f, "# {}={}\n", k, v);
+  fmt::print(f, "{}\n", kHeader);
   return {};
 }
 
 void TraceWriter::write(const TraceRecord& r) {
-  if (!f_) return;
+  if (!out_.is_open()) return;
   std::string row = format_trace_row(r);
   row += '\n';
-  std::fwrite(row.data(), 1, row.size(), f_);
+  std::fwrite(row.data(), 1, row.size(), out_.stream());
 }
 
-Status TraceWriter::close() {
-  if (!f_) return {};
-  if (f_ == stdout) {
-    std::fflush(f_);
-    f_ = nullptr;
-    return {};
-  }
-  bool ok = std::fflush(f_) == 0 && !std::ferror(f_);
-  ok = (std::fclose(f_) == 0) && ok;
-  f_ = nullptr;
-  if (!ok || std::rename(part_.c_str(), path_.c_str()) != 0) {
-    std::remove(part_.c_str());
-    return Status::error(fmt::format("writing trace '{}' failed: {}", path_, std::strerror(errno)));
-  }
-  return {};
-}
+Status TraceWriter::close() { return out_.commit(); }
 
-void TraceWriter::abandon() {
-  if (!f_) return;
-  if (f_ != stdout) {
-    std::fclose(f_);
-    std::remove(part_.c_str());
-  }
-  f_ = nullptr;
-}
+void TraceWriter::abandon() { out_.abandon(); }
 
 Result<Trace> read_trace(std::istream& in, const std::string& name) {
   Trace t;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "models/device.h"
+#include "models/output_file.h"
 #include "models/status.h"
 
 namespace sd {
@@ -49,22 +50,20 @@ struct Trace {
 // Writes rows as they come; flushes on close/destruction. Not thread-safe.
 class TraceWriter {
  public:
-  TraceWriter() = default;
-  ~TraceWriter();
-  TraceWriter(const TraceWriter&) = delete;
-  TraceWriter& operator=(const TraceWriter&) = delete;
-  // Opens `path` ("-" is stdout) and writes the header with `meta`. Writes go
-  // to path + ".part" and are renamed into place by close(), so a failed run
-  // leaves no half-written trace behind.
-  Status open(const std::string& path, const std::map<std::string, std::string>& meta);
+  // Opens `path` ("-" is stdout) by the output-file rules (models/output_file.h)
+  // and writes the header with `meta`. Rows go to a temporary file that
+  // close() renames into place, so a failed run leaves no half-written trace.
+  // `rules.inputs`: files the trace must not be (the command's inputs).
+  Status open(const std::string& path, const std::map<std::string, std::string>& meta,
+              OutputRules rules = {"--trace", "trace.csv", true, {}});
   void write(const TraceRecord& r);
   Status close();    // renames the finished file into place
   void abandon();    // removes the partial file
-  bool is_open() const { return f_ != nullptr; }
+  bool is_open() const { return out_.is_open(); }
+  bool is_stdout() const { return out_.is_stdout(); }
 
  private:
-  std::FILE* f_ = nullptr;
-  std::string path_, part_;
+  OutputFile out_;
 };
 
 // Formats one record as a CSV row (no newline).

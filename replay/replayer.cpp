@@ -164,12 +164,15 @@ ReplayRun replay_ops(const OpList& list, Device& dev, Clock& clock, const Replay
   };
   for (auto& [tid, q] : threads) push_next(tid, q);
   size_t done_count = 0;
-  while (!heap.empty()) {
+  auto cancelled = [&] { return opt.cancel && opt.cancel->load(); };
+  while (!heap.empty() && !cancelled()) {
     auto [issue, i, tid] = heap.top();
+    clock.sleep_until(issue);  // a real clock wakes early on Ctrl-C
+    if (cancelled()) break;
+    if (clock.now() < issue - 1e-6) continue;  // woken early by a signal that did not cancel: sleep again
     heap.pop();
     const ReplayOp& op = list.ops[i];
     ThreadQueue& q = threads[tid];
-    clock.sleep_until(issue);
     double now = clock.now();
     FileId id = ids[op.file];
     OpOutcome& o = run.outcomes[i];
@@ -192,6 +195,7 @@ ReplayRun replay_ops(const OpList& list, Device& dev, Clock& clock, const Replay
     push_next(tid, q);
     if (opt.progress && (++done_count % 4096 == 0)) opt.progress(done_count, list.ops.size());
   }
+  run.cancelled = cancelled();
   summarise(list, run.outcomes, opt, run.stats);
   return run;
 }

@@ -1,10 +1,11 @@
 // The replayer: issues an OpList's operations against any Device on any Clock
 // (STYLE.md 1-2): a ModelDevice on a VirtualClock for "would this device have
-// kept up?", a PathDevice on a RealClock for a wall-clock replay on real
-// storage. Each recorded thread is synchronous, as the recorder was: its next
+// kept up?", a RealDevice (measure/) on a RealClock for a wall-clock replay
+// on real storage. Each recorded thread is synchronous, as the recorder was: its next
 // op is issued at its recorded time, or when its previous op completes if the
 // device is late (that lateness is "behind schedule").
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -30,6 +31,7 @@ struct ReplayOptions {
   double tolerance_s = 0.010;        // without a buffer: kept up if never later than this
   size_t timeline_points = 400;      // samples kept for plots
   std::function<void(size_t done, size_t total)> progress;  // may be empty
+  const std::atomic<bool>* cancel = nullptr;  // once set (Ctrl-C), no further op is issued. Not owned.
 };
 
 struct OpOutcome {
@@ -68,6 +70,7 @@ struct ReplayStats {
 struct ReplayRun {
   std::vector<OpOutcome> outcomes;  // one per op of the list, same order
   ReplayStats stats;
+  bool cancelled = false;           // stopped by ReplayOptions::cancel: the stats are partial
 };
 
 // Runs `ops` on `dev`. Files are numbered 1..n in order of first appearance;

@@ -162,6 +162,7 @@ bool Run::create_new_files() {
   const auto& names = layout_.file_names();
   for (uint32_t f = static_cast<uint32_t>(sizes_.size()); f < names.size(); ++f) {
     sizes_.push_back(0);
+    if (hooks_.naming) hooks_.naming(cfg_.first_file_id + f, names[f]);
     Completion c = issue({OpKind::Create, cfg_.first_file_id + f, 0, 0, cfg_.direct}, f);
     if (c.error) {
       stop(fmt::format("cannot create {}: {}", names[f], errno_name(c.error)), c.error);
@@ -209,7 +210,8 @@ RecorderResult Run::go() {
     // Wait for a block, or for the ring to be too full for the next period.
     while (!stopped_ && fill_ < block_ && k_done_ < K_ && fill_ + P_ <= cap_) {
       uint64_t need = (block_ - fill_ + P_ - 1) / P_;
-      clock_.sleep_until(time_of(std::min(K_, k_done_ + need)));
+      clock_.sleep_until(time_of(std::min(K_, k_done_ + need)));  // a real clock wakes early on Ctrl-C
+      if (hooks_.cancel && hooks_.cancel->load()) stop("interrupted", ECANCELED);
       deliver_until(clock_.now());
     }
     report_progress();

@@ -20,6 +20,7 @@
 // consecutive dropped periods (it ends when a period fits again); the result
 // also gives the dropped periods, the samples lost and when the first began.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -61,6 +62,11 @@ struct RecorderHooks {
   TraceWriter* trace = nullptr;           // one row per operation
   PayloadSource* payload = nullptr;       // real devices only
   std::function<void(double)> progress;   // fraction of the acquisition done, ~every 1 %
+  // Called before each file's Create with its id and the layout's name for it
+  // (a split recording names its parts as it goes); record names its files.
+  std::function<void(FileId, const std::string&)> naming;
+  // Once set (Ctrl-C), the recording stops at once, even between blocks. Not owned.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct RecordedFile {

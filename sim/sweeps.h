@@ -47,11 +47,6 @@ struct SweepProgress {
   double elapsed = 0;     // seconds since the sweep started, on its clock
 };
 
-struct SpaceInfo {
-  double total_bytes = 0;  // capacity of the filesystem (or modelled device)
-  double free_bytes = 0;   // free space now
-};
-
 // What every sweep needs besides its own settings. Not owned.
 struct SweepEnv {
   Device* dev = nullptr;   // the device (thread 0's in the threads sweep)

@@ -72,7 +72,7 @@ expect_bad_input "no format" "no \"format\" field" -- report "$tmp/array.json" -
 expect_bad_input "missing fields" "partial.json: a 'streamdisk-show' document with an unexpected layout" -- report "$tmp/partial.json" -o "$tmp/x.html"
 expect_bad_input "missing input" "cannot open" -- report "$tmp/nope.json" -o "$tmp/x.html"
 expect_bad_input "no output" "-o FILE.html and/or --svg DIR" -- report "$tmp/show.json"
-expect_bad_input "output dir missing" "cannot write" -- report "$tmp/show.json" -o "$tmp/no/such/dir/r.html"
+expect_bad_input "output dir missing" "-o .*r.html: directory .* does not exist" -- report "$tmp/show.json" -o "$tmp/no/such/dir/r.html"
 touch "$tmp/afile"
 expect_bad_input "svg dir is a file" "--svg: cannot create directory" -- report "$tmp/show.json" --svg "$tmp/afile/sub"
 [ ! -e "$tmp/x.html" ] && [ -z "$(find "$tmp" -name '*.part')" ] || fail "a failed report left a file behind"

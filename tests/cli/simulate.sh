@@ -51,7 +51,7 @@ expect_bad_input "float 16-bit" "float samples are 32 or 64 bits" -- simulate -p
 expect_bad_input "wav too many channels" "wav holds at most 65535 channels" -- simulate -p samsung-960evo-250g -f wav -c 70000 -b 8 -r 1k --buffer 1GiB
 expect_bad_input "unknown profile" "unknown profile" -- simulate -p no-such-stick
 expect_bad_input "fill without capacity" "--fill needs a device capacity" -- simulate -p $P --fill 50% --set device.capacity_bytes=0
-expect_bad_input "trace dir missing" "cannot write trace '$tmp/nodir/t.csv'" -- simulate -p $P --trace "$tmp/nodir/t.csv"
+expect_bad_input "trace dir missing" "--trace $tmp/nodir/t.csv: directory $tmp/nodir does not exist" -- simulate -p $P --trace "$tmp/nodir/t.csv"
 [ -z "$(ls "$tmp/nodir" 2>/dev/null)" ] || fail "half-written trace left behind"
 "$STREAMDISK" simulate --help | grep -q "Examples:" || fail "--help has no examples"
 finish

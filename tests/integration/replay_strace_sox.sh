@@ -14,8 +14,8 @@ size=$(stat -c %s rec.w64)
 [ "$size" -gt 3000000 ] || fail "sox wrote only $size bytes"
 mkdir target
 "$STREAMDISK" replay sox.strace --target target --keep --as-fast-as-possible >/dev/null || fail "wall-clock replay failed"
-[ "$(stat -c %s target/replay-1.dat)" -eq "$size" ] \
-  || fail "replayed file is $(stat -c %s target/replay-1.dat) bytes, sox wrote $size"
+[ "$(stat -c %s target/replay-*-1.dat)" -eq "$size" ] \
+  || fail "replayed file is $(stat -c %s target/replay-*-1.dat) bytes, sox wrote $size"
 out=$("$STREAMDISK" replay sox.strace -p rpi4-buster-ultrafit-exfat --buffer 2MiB --json) || fail "virtual replay failed"
 python3 - "$out" "$size" <<'PY' || fail "sox replay JSON is not what was expected"
 import json, sys

@@ -11,23 +11,13 @@
 #include <fstream>
 
 #include "measure/real_device.h"
+#include "temp_dir.h"
 #include "sim/sweeps.h"
 
 using namespace sd;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct TempDir {
-  TempDir() {
-    char tmpl[] = "/tmp/sd-realdev-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() { fs::remove_all(path); }
-  size_t entries() const { return static_cast<size_t>(std::distance(fs::directory_iterator(path), {})); }
-  std::string path;
-};
 
 std::unique_ptr<RealDevice> open_dev(const std::string& dir, Clock& clock) {
   auto d = RealDevice::open({dir}, clock);
@@ -154,4 +144,51 @@ TEST_CASE("the threads sweep runs on real threads, one device each, reading the 
   }
   CHECK(rows == 1 + 4 + 1 + 64 + 64 + 2);  // create, 4 writes, fsync, reads, close, remove
   CHECK(tmp.entries() == 0);
+}
+
+TEST_CASE("RealDevice never opens, overwrites or removes a file it did not create", "[realdev]") {
+  TempDir tmp;
+  RealClock clock;
+  auto dev = open_dev(tmp.path, clock);
+  // The user's file has exactly the name the device would generate for id 1.
+  std::string theirs = dev->path(1);
+  std::ofstream(theirs) << "user data";
+  REQUIRE(dev->submit({OpKind::Create, 1}, 0).error == 0);
+  CHECK(dev->path(1) != theirs);  // another name was chosen
+  CHECK(dev->submit({OpKind::Write, 1, 0, 4096}, clock.now()).error == 0);
+  CHECK(fs::file_size(dev->path(1)) == 4096);
+  // Ops on a file the device never created fail and change nothing.
+  std::string other = dev->path(2);
+  std::ofstream(other) << "more user data";
+  CHECK(dev->submit({OpKind::Write, 2, 0, 4096}, clock.now()).error == ENOENT);
+  CHECK(dev->submit({OpKind::Truncate, 2, 0, 0}, clock.now()).error == ENOENT);
+  CHECK(dev->submit({OpKind::Remove, 2}, clock.now()).error == ENOENT);
+  // A name given with name_file() that is taken fails with EEXIST.
+  std::ofstream(tmp.path + "/rec.wav") << "an old recording";
+  dev->name_file(3, "rec.wav");
+  CHECK(dev->submit({OpKind::Create, 3}, clock.now()).error == EEXIST);
+  std::string ours = dev->path(1);
+  dev.reset();
+  CHECK_FALSE(fs::exists(ours));
+  CHECK(file_text(theirs) == "user data");
+  CHECK(file_text(other) == "more user data");
+  CHECK(file_text(tmp.path + "/rec.wav") == "an old recording");
+  CHECK(tmp.entries() == 3);
+}
+
+TEST_CASE("RealDevice removes thousands of files it created, and only those", "[realdev]") {
+  TempDir tmp;
+  RealClock clock;
+  std::ofstream(tmp.path + "/keep.txt") << "x";
+  {
+    auto dev = open_dev(tmp.path, clock);
+    for (FileId f = 1; f <= 3000; ++f) {
+      REQUIRE(dev->submit({OpKind::Create, f}, 0).error == 0);
+      REQUIRE(dev->submit({OpKind::Close, f}, 0).error == 0);
+    }
+    CHECK(tmp.entries() == 3001);
+    CHECK(dev->submit({OpKind::Remove, 17}, 0).error == 0);
+    CHECK(tmp.entries() == 3000);
+  }
+  CHECK(tmp.entries() == 1);
 }

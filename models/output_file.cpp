@@ -1,0 +1,217 @@
+#include "models/output_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "models/cleanup.h"
+
+namespace sd {
+namespace {
+
+std::string dir_of(const std::string& p) {
+  auto slash = p.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : p.substr(0, slash);
+}
+
+std::string base_of(const std::string& p) {
+  auto slash = p.rfind('/');
+  return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
+// Follows symlinks by hand (lstat + readlink) so a dangling link resolves to
+// the path its target would have. Returns "" on a loop.
+std::string follow_links(std::string p) {
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat st{};
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return p;
+    char buf[PATH_MAX];
+    ssize_t n = ::readlink(p.c_str(), buf, sizeof buf - 1);
+    if (n < 0) return p;
+    std::string link(buf, static_cast<size_t>(n));
+    p = link[0] == '/' ? link : dir_of(p) + "/" + link;
+  }
+  return "";
+}
+
+// /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: an open descriptor
+// of this process (a pipe, a terminal, or a file the shell opened), written
+// through that descriptor. -1 if `p` is none of them.
+int descriptor_path(const std::string& p) {
+  if (p == "/dev/stdout") return 1;
+  if (p == "/dev/stderr") return 2;
+  for (const char* prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    std::string_view pre(prefix);
+    if (p.size() > pre.size() && p.compare(0, pre.size(), pre) == 0) {
+      char* end = nullptr;
+      long fd = std::strtol(p.c_str() + pre.size(), &end, 10);
+      if (*end == '\0' && fd >= 0 && fd < INT_MAX) return static_cast<int>(fd);
+    }
+  }
+  return -1;
+}
+
+}  // namespace
+
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa{}, sb{};
+  bool ea = ::stat(a.c_str(), &sa) == 0, eb = ::stat(b.c_str(), &sb) == 0;
+  if (ea && eb) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  if (ea != eb) return false;
+  std::string fa = follow_links(a), fb = follow_links(b);
+  if (base_of(fa) != base_of(fb)) return false;
+  struct stat da{}, db{};
+  return ::stat(dir_of(fa).c_str(), &da) == 0 && ::stat(dir_of(fb).c_str(), &db) == 0 && da.st_dev == db.st_dev &&
+         da.st_ino == db.st_ino;
+}
+
+OutputFile& OutputFile::operator=(OutputFile&& o) noexcept {
+  if (this != &o) {
+    abandon();
+    f_ = o.f_, path_ = std::move(o.path_), target_ = std::move(o.target_), temp_ = std::move(o.temp_);
+    o.f_ = nullptr, o.temp_.clear();
+  }
+  return *this;
+}
+
+Status OutputFile::open(const std::string& path, const OutputRules& rules) {
+  abandon();
+  path_ = path;
+  target_.clear();
+  const std::string& opt = rules.option;
+  if (path.empty()) return Status::error(fmt::format("{}: give a file name", opt));
+  if (path == "-" && rules.dash_is_stdout) {
+    f_ = stdout;
+    return {};
+  }
+  for (const auto& in : rules.inputs)
+    if (!in.empty() && in != "-" && same_file(path, in))
+      return Status::error(fmt::format("{} {} is also an input ({}): choose another output file", opt, path, in));
+  if (int fd = descriptor_path(path); fd >= 0) {
+    if (fd == 1) {
+      f_ = stdout;
+      return {};
+    }
+    int d = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    if (d < 0 || !(f_ = ::fdopen(d, "w"))) {
+      if (d >= 0) ::close(d);
+      return Status::error(fmt::format("{} {}: {} (that descriptor is not open for writing)", opt, path,
+                                       std::strerror(errno)));
+    }
+    return {};
+  }
+  std::string real = follow_links(path);
+  if (real.empty()) return Status::error(fmt::format("{} {}: too many levels of symbolic links", opt, path));
+  struct stat st{};
+  bool exists = ::stat(real.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode))
+    return Status::error(fmt::format("{} {} is a directory: give a file name such as {}/{}", opt, path,
+                                     path.back() == '/' ? path.substr(0, path.size() - 1) : path, rules.example));
+  if (exists && S_ISBLK(st.st_mode))
+    return Status::error(fmt::format("{} {} is a block device: refusing to write over a disk; give a file name", opt,
+                                     path));
+  if (exists && !S_ISREG(st.st_mode)) {
+    // A character device, fifo or socket: written directly, never replaced.
+    int fd = ::open(real.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0 || !(f_ = ::fdopen(fd, "w"))) {
+      if (fd >= 0) ::close(fd);
+      return Status::error(fmt::format("cannot write {} {}: {}", opt, path, std::strerror(errno)));
+    }
+    return {};
+  }
+  std::string dir = dir_of(real);
+  struct stat ds{};
+  if (::stat(dir.c_str(), &ds) != 0 || !S_ISDIR(ds.st_mode))
+    return Status::error(fmt::format("{} {}: directory {} does not exist: create it first or choose another path", opt,
+                                     path, dir));
+  if (exists) {
+    char* rp = ::realpath(real.c_str(), nullptr);
+    if (rp) {
+      real = rp;
+      std::free(rp);
+      dir = dir_of(real);
+    }
+  }
+  int fd = -1;
+  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+    temp_ = fmt::format("{}/.{}.{}-{}.tmp", dir, base_of(real), ::getpid(), attempt);
+    fd = cleanup::create_registered(temp_, O_WRONLY);
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  if (fd < 0) {
+    int e = errno;
+    temp_.clear();
+    return Status::error(fmt::format("cannot write {} {}: cannot create a file in {}: {}", opt, path, dir,
+                                     std::strerror(e)));
+  }
+  if (exists) {  // the replacement keeps the file's mode and (as root) its owner
+    ::fchmod(fd, st.st_mode & 07777);
+    if (::geteuid() == 0 && ::fchown(fd, st.st_uid, st.st_gid) != 0) {
+    }
+  }
+  f_ = ::fdopen(fd, "w");
+  if (!f_) {
+    ::close(fd);
+    abandon();
+    return Status::error(fmt::format("cannot write {} {}: {}", opt, path, std::strerror(errno)));
+  }
+  target_ = real;
+  return {};
+}
+
+Status OutputFile::commit() {
+  if (!f_) return {};
+  auto failed = [&](int e) {
+    abandon();
+    return Status::error(fmt::format("writing {} failed: {}", path_, std::strerror(e)));
+  };
+  if (f_ == stdout) {
+    f_ = nullptr;
+    if (std::fflush(stdout) != 0) return Status::error(fmt::format("writing to standard output failed: {}",
+                                                                   std::strerror(errno)));
+    return {};
+  }
+  if (std::fflush(f_) != 0 || std::ferror(f_)) return failed(errno ? errno : EIO);
+  if (!temp_.empty() && ::fsync(::fileno(f_)) != 0) return failed(errno);
+  int rc = std::fclose(f_);
+  f_ = nullptr;
+  if (rc != 0) return failed(errno);
+  if (temp_.empty()) return {};  // written directly
+  if (std::rename(temp_.c_str(), target_.c_str()) != 0) return failed(errno);
+  cleanup::unregister_path(temp_);
+  temp_.clear();
+  int dfd = ::open(dir_of(target_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);  // the rename itself survives a crash
+    ::close(dfd);
+  }
+  return {};
+}
+
+void OutputFile::abandon() {
+  if (f_ && f_ != stdout) std::fclose(f_);
+  if (f_ == stdout) std::fflush(stdout);
+  f_ = nullptr;
+  if (!temp_.empty()) {
+    ::unlink(temp_.c_str());
+    cleanup::unregister_path(temp_);
+    temp_.clear();
+  }
+}
+
+Status write_output_file(const std::string& path, std::string_view text, const OutputRules& rules) {
+  OutputFile out;
+  if (Status st = out.open(path, rules); !st.ok()) return st;
+  std::fwrite(text.data(), 1, text.size(), out.stream());
+  return out.commit();
+}
+
+}  // namespace sd

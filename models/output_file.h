@@ -1,0 +1,74 @@
+// OutputFile: the one way a command writes a file the user named (a trace, a
+// report, a profile, a sidecar). The rules (docs/formats.md "Output files"):
+//
+//   new path, regular file  written to a temporary file created with O_EXCL in
+//                           the same directory, fsync'ed and renamed over the
+//                           path by commit(): the old content stays whole until
+//                           the new one is complete (mode and owner are kept)
+//   symlink                 resolved; its final target gets the same rules (the
+//                           link itself stays)
+//   char device, fifo       written directly, never replaced or removed
+//                           (/dev/null, a terminal, a pipe)
+//   /dev/stdout, /dev/fd/N  that descriptor of the process, written directly
+//   "-"                     standard output, where the option allows it
+//   directory, block device refused, as is a missing directory, and a path
+//                           that is the same file as one of the command's
+//                           inputs (same device and inode, or same directory
+//                           and name for files not yet created)
+//
+// Partial output never stays: the temporary file is registered with
+// models/cleanup.h (SIGINT/SIGTERM remove it) and removed by abandon() and
+// the destructor. Not thread-safe.
+#pragma once
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/status.h"
+
+namespace sd {
+
+struct OutputRules {
+  std::string option = "output";   // names the option in messages: "--trace", "-o"
+  std::string example = "out.csv";  // a file name for the "is a directory" message
+  bool dash_is_stdout = false;     // "-" means standard output
+  std::vector<std::string> inputs;  // files the output must not be (existing or to be created)
+};
+
+class OutputFile {
+ public:
+  OutputFile() = default;
+  ~OutputFile() { abandon(); }
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+  OutputFile(OutputFile&& o) noexcept { *this = std::move(o); }
+  OutputFile& operator=(OutputFile&& o) noexcept;
+
+  // Checks `path` against the rules and opens it for writing. The error
+  // names the option, the path and the fix (bad input: exit status 2).
+  Status open(const std::string& path, const OutputRules& rules);
+  bool is_open() const { return f_ != nullptr; }
+  bool is_stdout() const { return f_ == stdout; }
+  std::FILE* stream() const { return f_; }  // buffered; valid until commit/abandon
+  const std::string& path() const { return path_; }
+  // Flushes; for a regular file fsyncs and renames it into place. On failure
+  // (disk full, /dev/full) the temporary file is removed and the old file stays.
+  Status commit();
+  void abandon();  // removes the temporary file; a device or stdout is left as it is
+
+ private:
+  std::FILE* f_ = nullptr;
+  std::string path_;    // as given, for messages
+  std::string target_;  // the file replaced on commit (symlinks resolved); "" if written directly
+  std::string temp_;    // the temporary file, while open
+};
+
+// open(), one write of `text`, commit().
+Status write_output_file(const std::string& path, std::string_view text, const OutputRules& rules);
+
+// The same file? Both existing: same device and inode. Otherwise the same
+// directory (after symlinks) and the same name.
+bool same_file(const std::string& a, const std::string& b);
+
+}  // namespace sd

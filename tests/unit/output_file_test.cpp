@@ -1,0 +1,110 @@
+// models/output_file.h: the rules every command's output file follows
+// (docs/formats.md "Output files"). The command-level cases (device nodes,
+// fifos, signals) are in tests/cli/output_files.sh and interrupts.sh.
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "models/output_file.h"
+#include "temp_dir.h"
+
+using namespace sd;
+namespace fs = std::filesystem;
+
+TEST_CASE("an existing file keeps its old content until commit, then is replaced whole", "[output]") {
+  TempDir tmp;
+  std::string p = tmp.path + "/out.csv";
+  std::ofstream(p) << "old";
+  OutputFile out;
+  REQUIRE(out.open(p, {}).ok());
+  std::fputs("new", out.stream());
+  std::fflush(out.stream());
+  CHECK(file_text(p) == "old");
+  CHECK(tmp.entries() == 2);  // the temporary file, in the same directory
+  REQUIRE(out.commit().ok());
+  CHECK(file_text(p) == "new");
+  CHECK(tmp.entries() == 1);
+}
+
+TEST_CASE("abandon and the destructor remove the partial file and leave the old one", "[output]") {
+  TempDir tmp;
+  std::string p = tmp.path + "/out.csv";
+  std::ofstream(p) << "old";
+  {
+    OutputFile out;
+    REQUIRE(out.open(p, {}).ok());
+    std::fputs("partial", out.stream());
+  }
+  CHECK(file_text(p) == "old");
+  CHECK(tmp.entries() == 1);
+  OutputFile out;
+  REQUIRE(out.open(tmp.path + "/new.csv", {}).ok());
+  out.abandon();
+  CHECK(tmp.entries() == 1);
+}
+
+TEST_CASE("a symlink's target is written and the link kept", "[output]") {
+  TempDir tmp;
+  fs::create_directory(tmp.path + "/real");
+  std::ofstream(tmp.path + "/real/t.csv") << "old";
+  fs::create_symlink("real/t.csv", tmp.path + "/link.csv");
+  REQUIRE(write_output_file(tmp.path + "/link.csv", "new", {}).ok());
+  CHECK(fs::is_symlink(tmp.path + "/link.csv"));
+  CHECK(file_text(tmp.path + "/real/t.csv") == "new");
+  fs::create_symlink("real/dangling.csv", tmp.path + "/dangling.csv");
+  REQUIRE(write_output_file(tmp.path + "/dangling.csv", "made", {}).ok());
+  CHECK(fs::is_symlink(tmp.path + "/dangling.csv"));
+  CHECK(file_text(tmp.path + "/real/dangling.csv") == "made");
+}
+
+TEST_CASE("directories, missing directories and inputs are refused with the option's name", "[output]") {
+  TempDir tmp;
+  OutputFile out;
+  Status st = out.open(tmp.path, {"-o", "x.toml", false, {}});
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.message().find("-o " + tmp.path + " is a directory") != std::string::npos);
+  CHECK(st.message().find(tmp.path + "/x.toml") != std::string::npos);
+  st = out.open(tmp.path + "/no/such/out.csv", {"--trace", "t.csv", true, {}});
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.message().find("does not exist") != std::string::npos);
+  std::string in = tmp.path + "/in.csv";
+  std::ofstream(in) << "input";
+  fs::create_hard_link(in, tmp.path + "/hard.csv");
+  st = out.open(tmp.path + "/hard.csv", {"-o", "x", false, {in}});
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.message().find("is also an input") != std::string::npos);
+  // A file not created yet is compared by directory and name.
+  CHECK(same_file(tmp.path + "/later.wav", tmp.path + "/./later.wav"));
+  CHECK_FALSE(same_file(tmp.path + "/later.wav", tmp.path + "/other.wav"));
+  CHECK(file_text(in) == "input");
+  CHECK(tmp.entries() == 2);
+}
+
+TEST_CASE("a character device is written directly and never replaced", "[output]") {
+  if (::geteuid() != 0) {
+    WARN("not root: mknod is not allowed, the device case is not checked");
+    return;
+  }
+  TempDir tmp;
+  std::string null = tmp.path + "/null", full = tmp.path + "/full";
+  REQUIRE(::mknod(null.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0);  // copies of /dev/null, /dev/full
+  REQUIRE(::mknod(full.c_str(), S_IFCHR | 0666, makedev(1, 7)) == 0);
+  struct stat before{}, after{};
+  REQUIRE(::stat(null.c_str(), &before) == 0);
+  REQUIRE(write_output_file(null, "data", {}).ok());
+  REQUIRE(::stat(null.c_str(), &after) == 0);
+  CHECK(S_ISCHR(after.st_mode));
+  CHECK(after.st_ino == before.st_ino);
+  Status st = write_output_file(full, std::string(1 << 16, 'x'), {"--trace", "t.csv", true, {}});
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.message().find("No space left") != std::string::npos);
+  REQUIRE(::stat(full.c_str(), &after) == 0);
+  CHECK(S_ISCHR(after.st_mode));
+  CHECK(tmp.entries() == 2);
+}
