@@ -16,8 +16,15 @@ std::string verdict_line(const RecorderConfig& c, const RecorderResult& r) {
   std::string what = fmt::format("{} for {}", format_rate(r.data_rate), format_duration(c.duration_s));
   if (!r.stopped_reason.empty()) {
     double lost = static_cast<double>(r.frames_not_written) / static_cast<double>(std::max<uint64_t>(1, r.frames_total));
-    std::string fix = r.stop_errno == ENOSPC ? "use a larger device or a shorter recording"
-                                             : "use --format w64, rf64 or caf, or a filesystem without that limit";
+    // The advice fits the error: another format only helps against a file size limit.
+    std::string fix = r.stop_errno == ENOSPC  ? "use a larger device or a shorter recording"
+                      : r.stop_errno == EFBIG ? "use --format w64, rf64 or caf, or a filesystem without that limit"
+                      : r.stop_errno == EINVAL && c.direct
+                          ? "O_DIRECT needs every write aligned, headers too: drop --direct, or record --format raw "
+                            "with an aligned --block"
+                      : r.stop_errno == EEXIST ? "a file of that name exists: give another --name or remove it"
+                                               : "the storage refused the operation";
+    if (r.stop_errno == ECANCELED) fix = "interrupted";
     return fmt::format("FAILS: the recording stopped after {}: {}; {:.1f} % of it was not written ({})",
                        format_duration(r.stopped_s.value_or(0)), r.stopped_reason, 100 * lost, fix);
   }

@@ -163,6 +163,15 @@ dd="$tmp/direct"; mkdir "$dd"
 if "$STREAMDISK" measure "$dd" --sweep blocksize --blocks 4k --size 64k --seconds 0.05 --direct --json | grep -q '"direct_used": true'; then
   expect_bad_input "record --direct --block 3333" "multiple of" -- record "$dd" -c 1 -r 48k -b 16 -f raw -d 1s --direct --block 3333
   [ -z "$(ls -A "$dd")" ] || fail "record --direct --block 3333 left $(ls -A "$dd")"
+  # A header write O_DIRECT refuses: the advice is about O_DIRECT (not another format), no empty file stays.
+  out=$("$STREAMDISK" record "$dd" -c 2 -r 48k -b 16 -f wav -d 0.5s --direct --block 4096 2>&1)
+  if printf '%s' "$out" | grep -q EINVAL; then
+    printf '%s' "$out" | grep -q 'drop --direct' || fail "record --direct EINVAL advice: $out"
+    printf '%s' "$out" | grep -q 'use --format w64' && fail "record --direct EINVAL advises another format: $out"
+  fi
+  if printf '%s' "$out" | grep -q 'no frame was written'; then
+    [ -z "$(ls -A "$dd")" ] || fail "record --direct that wrote nothing left $(ls -A "$dd")"
+  fi
 else
   echo "note: O_DIRECT refused under $tmp: the --direct --block case was not run"
 fi
