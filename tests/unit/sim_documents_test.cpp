@@ -1,4 +1,4 @@
-// The simulator against the documents' recordings (seeds/FACTS.md). Numbers
+// The simulator against the documents' recordings (docs/sources.md). Numbers
 // come from running the recorder on the built-in profiles; the documents'
 // figures are the expectations, with the tolerances stated in each test.
 #include <catch2/catch.hpp>
