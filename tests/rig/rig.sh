@@ -47,12 +47,20 @@ dirty_acquire() {  # DIR DIRTY_BYTES DIRTY_BG_BYTES
     [ -e "$other" ] || continue
     [ -e "$(cut -d' ' -f1 "$other")/rig.env" ] || rm -f "$other"
   done
-  if compgen -G "$REG/active/*" >/dev/null; then
+  local waited=0
+  while compgen -G "$REG/active/*" >/dev/null; do
+    local clash=
     for other in "$REG"/active/*; do
       read -r odir ob obg <"$other"
-      [ "$ob $obg" = "$want" ] || { flock -u 9; die "rig in $odir is up with vm.dirty_bytes=$ob dirty_background_bytes=$obg; this rig needs $want: take that rig down first (rig.sh down $odir) or run rigs with equal DIRTY_* together"; }
+      [ "$ob $obg" = "$want" ] || clash="rig in $odir is up with vm.dirty_bytes=$ob dirty_background_bytes=$obg; this rig needs $want"
     done
-  else
+    [ -z "$clash" ] && break
+    flock -u 9
+    # RIG_WAIT_S: wait that long for the other rigs to go down instead of refusing.
+    [ "$waited" -lt "${RIG_WAIT_S:-0}" ] || { rm -f "$dir/rig.env"; die "$clash: take that rig down first (rig.sh down $odir), run rigs with equal DIRTY_* together, or set RIG_WAIT_S"; }
+    sleep 2; waited=$((waited + 2)); flock 9
+  done
+  if ! compgen -G "$REG/active/*" >/dev/null; then
     dirty_read >"$REG/dirty.orig"
   fi
   cp "$REG/dirty.orig" "$dir/dirty.orig"
