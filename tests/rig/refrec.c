@@ -12,7 +12,7 @@
  * compress or skip them.
  *
  * Prints one JSON object: rate, duration, buffer, block, overruns, lost bytes, first
- * overrun time, write latency (max, p99, p50), max ring fill, bytes written.
+ * overrun time, the start times of the first 64 overrun episodes, write latency (max, p99, p50), max ring fill, bytes written.
  *
  * Example: refrec /tmp/r1/mnt/rec.raw --rate 8MB/s --buffer 4MiB --duration 60s
  */
@@ -90,6 +90,7 @@ struct ring {
   long overruns;    /* episodes: the producer found the ring full */
   double lost;      /* bytes the producer could not store */
   double first_overrun;
+  double overrun_at[64]; /* start times of the first 64 episodes */
   int in_overrun, done, write_errno;
   /* writer side */
   int fd;
@@ -222,6 +223,7 @@ int main(int argc, char **argv) {
     size_t room = r.capacity - r.fill;
     if (n > room) {
       if (!r.in_overrun) {
+        if (r.overruns < 64) r.overrun_at[r.overruns] = now - r.t0;
         r.overruns++;
         r.in_overrun = 1;
         if (r.first_overrun < 0) r.first_overrun = now - r.t0;
@@ -260,6 +262,9 @@ int main(int argc, char **argv) {
          "\"start_monotonic_s\": %.6f",
          r.nlat ? sorted[r.nlat - 1] : 0.0, r.nlat ? r.lat_start[worst] : 0.0, Q(0.99), Q(0.5),
          r.nlat, (double)r.nlat * r.block, r.max_fill, elapsed, r.t0);
+  printf(", \"overrun_at_s\": [");
+  for (long i = 0; i < r.overruns && i < 64; i++) printf("%s%.6f", i ? ", " : "", r.overrun_at[i]);
+  printf("]");
   if (r.write_errno) printf(", \"write_error\": \"%s\"", strerror(r.write_errno));
   printf("}\n");
   if (log_path) {

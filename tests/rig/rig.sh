@@ -47,19 +47,31 @@ dirty_acquire() {  # DIR DIRTY_BYTES DIRTY_BG_BYTES
     [ -e "$other" ] || continue
     [ -e "$(cut -d' ' -f1 "$other")/rig.env" ] || rm -f "$other"
   done
-  local waited=0
-  while compgen -G "$REG/active/*" >/dev/null; do
-    local clash=
+  local waited=0 me="$REG/waiting/$(echo -n "$dir" | md5sum | cut -c1-16)" mine
+  mkdir -p "$REG/waiting"
+  mine="$(date +%s%N) $$ $want"
+  while :; do
+    local clash= w odir=another
     for other in "$REG"/active/*; do
+      [ -e "$other" ] || continue
       read -r odir ob obg <"$other"
       [ "$ob $obg" = "$want" ] || clash="rig in $odir is up with vm.dirty_bytes=$ob dirty_background_bytes=$obg; this rig needs $want"
     done
+    # Fairness: a rig that waits for other vm.dirty_* values goes first once the
+    # rigs up now are down; rigs arriving later (any values) wait behind it.
+    for w in "$REG"/waiting/*; do
+      [ -e "$w" ] && [ "$w" != "$me" ] || continue
+      read -r wt wpid wb wbg <"$w"
+      kill -0 "$wpid" 2>/dev/null || { rm -f "$w"; continue; }
+      [ "$wb $wbg" != "$want" ] && [[ $wt < ${mine%% *} ]] && clash="${clash:-a rig waits for vm.dirty_bytes=$wb}"
+    done
     [ -z "$clash" ] && break
-    flock -u 9
     # RIG_WAIT_S: wait that long for the other rigs to go down instead of refusing.
-    [ "$waited" -lt "${RIG_WAIT_S:-0}" ] || { rm -f "$dir/rig.env"; die "$clash: take that rig down first (rig.sh down $odir), run rigs with equal DIRTY_* together, or set RIG_WAIT_S"; }
-    sleep 2; waited=$((waited + 2)); flock 9
+    [ "$waited" -lt "${RIG_WAIT_S:-0}" ] || { rm -f "$me" "$dir/rig.env"; flock -u 9; die "$clash: take that rig down first (rig.sh down $odir), run rigs with equal DIRTY_* together, or set RIG_WAIT_S"; }
+    echo "$mine" >"$me"
+    flock -u 9; sleep 2; waited=$((waited + 2)); flock 9
   done
+  rm -f "$me"
   if ! compgen -G "$REG/active/*" >/dev/null; then
     dirty_read >"$REG/dirty.orig"
   fi
@@ -88,6 +100,8 @@ dirty_release() {  # DIR
 # --- state ---------------------------------------------------------------------------
 state_set() { echo "$1=$2" >>"$DIR/rig.env"; }
 state_get() { sed -n "s/^$1=//p" "$DIR/rig.env" 2>/dev/null | tail -1; }
+# Whether something is mounted on $1 (also a dead FUSE mount, where `mountpoint` fails).
+is_mounted() { awk -v m="$1" '$2 == m { f = 1 } END { exit !f }' /proc/self/mounts; }
 pid_alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
 wait_gone() {  # PID SECONDS
   local i; for ((i = 0; i < $2 * 10; i++)); do pid_alive "$1" || return 0; sleep 0.1; done; return 1
@@ -109,9 +123,9 @@ rig_down() {
   fi
   echo 800000000000 >"$DIR/rate.tmp" 2>/dev/null && mv -f "$DIR/rate.tmp" "$DIR/rate" 2>/dev/null
   # 2. Unmount the filesystem (a FUSE driver flushes and exits on unmount).
-  if mountpoint -q "$mnt"; then
+  if is_mounted "$mnt"; then
     for i in 1 2 3 4 5 6 7 8 9 10; do umount "$mnt" 2>/dev/null && break; sleep 1; done
-    mountpoint -q "$mnt" && { note "umount $mnt failed; detaching it lazily"; umount -l "$mnt"; }
+    is_mounted "$mnt" && { note "umount $mnt failed; detaching it lazily"; umount -l "$mnt"; }
   fi
   # 3. Detach the loop device, only if it still points at this rig's file.
   if [ -n "$loop" ] && losetup "$loop" 2>/dev/null | grep -q "$DIR/nbd/disk"; then
@@ -119,7 +133,7 @@ rig_down() {
     for i in $(seq 50); do losetup "$loop" >/dev/null 2>&1 || break; sleep 0.1; done
   fi
   # 4. Unmount nbdfuse; nbdkit (--exit-with-parent) goes with it.
-  if mountpoint -q "$DIR/nbd"; then
+  if is_mounted "$DIR/nbd"; then
     fusermount3 -u "$DIR/nbd" 2>/dev/null || umount -l "$DIR/nbd"
   fi
   pid_alive "$nbdfuse" && { wait_gone "$nbdfuse" 5 || kill -TERM "$nbdfuse"; wait_gone "$nbdfuse" 3 || kill -KILL "$nbdfuse" 2>/dev/null; }
@@ -140,7 +154,7 @@ rig_up() {
   done
   [ -e "$DIR/rig.env" ] && die "a rig is already up in $DIR: take it down first (rig.sh down $DIR)"
   mkdir -p "$DIR/nbd" "$DIR/mnt" || die "cannot create $DIR"
-  mountpoint -q "$DIR/mnt" && die "$DIR/mnt is already a mount point: unmount it first"
+  is_mounted "$DIR/mnt" && die "$DIR/mnt is already a mount point: unmount it first"
   rm -f "$DIR/events.log" "$DIR"/*.log
   # Resolved parameters: the rig file, then KEY=VALUE overrides from the command line.
   { echo "NAME=$name"; grep -v '^#' "$conf"; for kv in "${@:2}"; do echo "$kv"; done; } >"$DIR/rig.env"

@@ -5,7 +5,8 @@ It plays the parts of a device that nbdkit's filters cannot play on their own:
 
   write cache   fill += bytes the loop device wrote; while the fill is below
                 CACHE_BYTES the rate filter runs at BURST_MBPS, else at RATE_MBPS.
-                After IDLE_S seconds without writes the cache drains at RECOVER_MBPS
+                After IDLE_S seconds with no write completed and none in flight
+                (/sys/block/LOOP/stat fields 7 and 9) the cache drains at RECOVER_MBPS
                 (recovery), so a later burst is fast again.
   stalls        PAUSE_MODE=time: every PAUSE_EVERY seconds (uniform +-PAUSE_JITTER
                 fraction) the pause filter holds requests for PAUSE_LEN seconds
@@ -68,8 +69,10 @@ class Rig:
         self.log.write('%.6f %s %s\n' % (time.monotonic(), kind, value))
 
     def written(self):
+        """Bytes written so far (completed requests) and requests in flight."""
         with open(self.stat_path) as f:
-            return int(f.read().split()[6]) * 512
+            fields = f.read().split()
+        return int(fields[6]) * 512, int(fields[8])
 
     def set_rate(self, mbps):
         if mbps == self.current_rate:
@@ -99,7 +102,7 @@ class Rig:
 
     def run(self, stop):
         fill = 0.0
-        last_w = self.written()
+        last_w = self.written()[0]
         last_t = time.monotonic()
         last_write_t = last_t
         has_cache = self.cache_bytes > 0 and self.burst_rate > 0
@@ -111,10 +114,10 @@ class Rig:
         while not stop[0]:
             time.sleep(TICK_S)
             now = time.monotonic()
-            w = self.written()
+            w, inflight = self.written()
             dw, dt = w - last_w, now - last_t
             last_w, last_t = w, now
-            if dw > 0:
+            if dw > 0 or inflight > 0:  # a large request completes late: busy meanwhile
                 last_write_t = now
             if has_cache:
                 fill += dw
