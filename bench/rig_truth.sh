@@ -62,10 +62,11 @@ do_truth() {
   wait "${pids[@]}"
 }
 
+predict_dir=/tmp/rig-predict
 do_predict() {
-  local r b dir=/tmp/rig-predict prof tool
+  local r b dir=$predict_dir prof tool
   [ -x "$STREAMDISK" ] || die "$STREAMDISK not found: build first (see README)"
-  trap 'tests/rig/rig.sh down "$dir"' EXIT
+  trap 'tests/rig/rig.sh down "$predict_dir"' EXIT
   for r in $rigs; do
     prof="$out/predict-$r.toml"
     RIG_WAIT_S=3600 tests/rig/rig.sh up "$r" "$dir" >/dev/null || die "rig $r did not come up"

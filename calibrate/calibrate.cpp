@@ -9,7 +9,10 @@
 
 #include <fmt/format.h>
 
+#include "calibrate/regimes.h"
+#include "calibrate/seek_fit.h"
 #include "models/profile.h"
+#include "models/units.h"
 
 namespace sd::cal {
 namespace {
@@ -119,11 +122,19 @@ std::string names(const std::vector<const Series*>& v) {
 }
 
 // The block-size sweep: per-op points from traces, else aggregate rates.
-SweepFit sweep_from(const std::vector<const Series*>& series, const std::vector<RatePoint>& rates) {
+// A sweep that crossed the write-cache cliff is fitted on one regime only
+// (calibrate/regimes.h); `notes` says which points were used.
+SweepFit sweep_from(const std::vector<const Series*>& series, const std::vector<RatePoint>& rates,
+                    std::vector<std::string>* notes = nullptr) {
   std::vector<double> x, y;
-  for (auto* s : series)
+  for (auto* s : series) {
+    std::vector<IoOp> writes;
     for (const auto& op : s->ops)
-      if (!op.read && op.bytes > 0) x.push_back(static_cast<double>(op.bytes)), y.push_back(op.end - op.start);
+      if (!op.read && op.bytes > 0) writes.push_back(op);
+    SweepRegimes reg = sweep_regimes(writes);
+    if (reg.cliff && notes) notes->push_back(fmt::format("{}: {}", base_name(s->name), regimes_text(reg)));
+    for (size_t i : reg.keep) x.push_back(static_cast<double>(writes[i].bytes)), y.push_back(writes[i].end - writes[i].start);
+  }
   if (!x.empty()) return fit_block_sweep(x, y);
   return fit_block_sweep_rates(rates);
 }
@@ -149,8 +160,19 @@ Result<Calibration> calibrate_loaded(std::vector<Series> series, std::vector<Rat
 
   // Sort the series by what they can inform.
   std::vector<const Series*> sweeps, base_sweeps, timelines, buffered;
+  // Paced writes (a recorder's pace: their pauses are stalls) and the
+  // interleaved-files sweep (seek penalty), as `streamdisk characterize` writes them.
+  std::vector<const Series*> paced, one_file, interleaved;
   for (const auto& s : w.series) {
     read_points(s, w.rates);
+    if (meta_of(s, "sweep") == "paced") {
+      paced.push_back(&s);
+      continue;
+    }
+    if (meta_of(s, "sweep") == "interleaved") {
+      (meta_of(s, "phase") == "interleaved" ? interleaved : one_file).push_back(&s);
+      continue;
+    }
     bool has_writes = std::any_of(s.ops.begin(), s.ops.end(), [](const IoOp& op) { return !op.read; });
     if (!has_writes) continue;
     if (!s.buffered && s.meta.count("direct") && s.meta.at("direct") == "0")
@@ -179,7 +201,7 @@ Result<Calibration> calibrate_loaded(std::vector<Series> series, std::vector<Rat
 
   // 1. Per-op overhead and bandwidth (device; the baseline filesystem's sweep if given).
   const auto& dev_sweeps = base_sweeps.empty() ? sweeps : base_sweeps;
-  SweepFit sweep = sweep_from(dev_sweeps, w.rates);
+  SweepFit sweep = sweep_from(dev_sweeps, w.rates, &c.notes);
   double t0 = 0, t0_band = 0;
   std::string sweep_from_names = dev_sweeps.empty() ? "rate tables" : names(dev_sweeps);
   if (sweep.ok) {
@@ -242,6 +264,12 @@ Result<Calibration> calibrate_loaded(std::vector<Series> series, std::vector<Rat
     stalls.insert(stalls.end(), cw.stall_s.begin(), cw.stall_s.end());
     stall_bytes += cw.total_bytes;
   }
+  for (auto* s : paced) {  // the pauses a recorder's writes meet
+    CleanWrites cw = clean_writes(s->ops);
+    stalls.insert(stalls.end(), cw.stall_s.begin(), cw.stall_s.end());
+    stall_bytes += cw.total_bytes;
+    timelines.push_back(s);  // named as a source below
+  }
   if (!timelines.empty()) {
     StallFit sf = fit_stalls(stalls, stall_bytes);
     std::string layer = stalls_in_fs ? "filesystem." : "device.";
@@ -256,6 +284,7 @@ Result<Calibration> calibrate_loaded(std::vector<Series> series, std::vector<Rat
   }
 
   // 4. Fill level: a series that ran into ENOSPC (or says its capacity).
+  std::erase_if(timelines, [](const Series* s) { return meta_of(*s, "sweep") == "paced"; });
   for (auto* s : timelines) {
     CleanWrites cw = s == tl ? tl_clean : clean_writes(s->ops);
     double prefill = meta_num(*s, "prefill_bytes", 0);
@@ -276,6 +305,20 @@ Result<Calibration> calibrate_loaded(std::vector<Series> series, std::vector<Rat
       c.notes.push_back(fmt::format("fill sweep {}: {}", base_name(s->name), ff.why));
     }
     break;
+  }
+
+  // 4b. Seek penalty: the interleaved-files sweep against its one-file reference.
+  if (!one_file.empty() && !interleaved.empty()) {
+    SeekFit sf = fit_seek_penalty(*one_file.front(), *interleaved.front());
+    std::string from = base_name(one_file.front()->name) + " vs " + base_name(interleaved.front()->name);
+    if (!sf.ok)
+      c.notes.push_back("seek penalty: " + sf.why);
+    else if (sf.penalty_s > sf.band)
+      out.add("device.seek_penalty_us", sf.penalty_s * 1e6, sf.band * 1e6, 0, sf.points,
+              "interleaved files vs one file (median time per write)", from);
+    else
+      c.notes.push_back(fmt::format("seek penalty: none above the noise ({:.3g} ± {:.3g} us per write, {})",
+                                    sf.penalty_s * 1e6, sf.band * 1e6, from));
   }
 
   // 5. Host page cache: buffered writes.

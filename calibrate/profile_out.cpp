@@ -66,7 +66,7 @@ std::string sweep_for(Layer layer, std::string_view key) {
       {"device.burst_mbps", "a sustained write long enough to exhaust the write cache"},
       {"device.recover_mbps", "a sustained write with idle gaps after the cache is full"},
       {"device.op_overhead_us", "a block-size sweep (3+ block sizes, direct writes)"},
-      {"device.seek_penalty_us", "an interleaved-files sweep (not fitted by this version)"},
+      {"device.seek_penalty_us", "an interleaved-files sweep (streamdisk characterize writes one)"},
       {"device.fill_knee", "a fill sweep (write until ENOSPC)"},
       {"device.fill_floor", "a fill sweep (write until ENOSPC)"},
       {"device.stall_interval_mb", "a long sustained write with per-write latencies (stalls are its outliers)"},

@@ -79,6 +79,8 @@ nlohmann::json to_json(const cal::Calibration& c, const std::string& out_path) {
   return j;
 }
 
+}  // namespace
+
 // Writes `text` to path.part, then renames: no half-written profile on failure.
 Status write_atomically(const std::string& path, const std::string& text) {
   std::string part = path + ".part";
@@ -100,8 +102,6 @@ Status write_atomically(const std::string& path, const std::string& text) {
   }
   return {};
 }
-
-}  // namespace
 
 Handler setup_calibrate(CLI::App& sub) {
   auto a = std::make_shared<CalArgs>();

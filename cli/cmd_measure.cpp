@@ -79,7 +79,10 @@ std::string cell(const std::string& col, double v) {
 
 void print_human(const MeasureReport& r) {
   fmt::print("streamdisk measure --sweep {} on {} ({}, fsync {})\n", sweep_name(r.sweep), r.target,
-             r.direct_used ? "O_DIRECT" : "buffered", r.fsync);
+             r.direct_used        ? "O_DIRECT"
+             : r.direct_requested ? "O_DIRECT requested, not direct: see the notes"
+                                  : "buffered",
+             r.fsync);
   const auto& cols = r.table.columns;
   for (const auto& c : cols) fmt::print("{:>{}}", c, std::max<size_t>(12, c.size() + 2));
   fmt::print("\n");

@@ -8,6 +8,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "models/status.h"
+
 namespace sd::cli {
 
 inline constexpr int kExitOk = 0;
@@ -30,6 +32,10 @@ int bad_input(const std::string& msg);
 // Prints "streamdisk: <msg>" on stderr and returns kExitFailure.
 int failure(const std::string& msg);
 
+// Writes `text` to path.part, then renames it into place: no half-written
+// output (cmd_calibrate.cpp; calibrate and characterize write profiles).
+Status write_atomically(const std::string& path, const std::string& text);
+
 // --profile and --set, shared by every command that takes a profile.
 struct ProfileArgs {
   std::string profile;
@@ -48,5 +54,6 @@ Handler setup_calibrate(CLI::App& sub);
 Handler setup_replay(CLI::App& sub);
 Handler setup_report(CLI::App& sub);
 Handler setup_mount(CLI::App& sub);
+Handler setup_characterize(CLI::App& sub);
 
 }  // namespace sd::cli

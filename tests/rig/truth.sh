@@ -71,7 +71,8 @@ probe() {
 }
 probe "$hi"
 while [ "$v" = safe ]; do lo=$hi; hi=$(awk -v h="$hi" 'BEGIN { printf "%.4g", h * 2 }'); probe "$hi"; done
-probe "$lo"
+# A lo that came from a hi found safe above is not probed again.
+if [ -z "${seen[$lo]:-}" ]; then probe "$lo"; else v=safe; fi
 while [ "$v" = unsafe ]; do hi=$lo; lo=$(awk -v l="$lo" 'BEGIN { printf "%.4g", l / 2 }')
   awk -v l="$lo" 'BEGIN { exit !(l < 0.05) }' && die "$rig overruns even at 0.05 MB/s: check the rig"
   probe "$lo"; done
