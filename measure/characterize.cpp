@@ -395,10 +395,10 @@ R run_characterize(const CharacterizeConfig& cfg) {
   if (!cancelled()) {
     double t0 = t.clock->now(), b0 = written;
     ThreadsSweep s;
-    s.blocks = {4096, 65536, 1 << 20};
+    s.blocks = {4096, 65536, 1 << 20, 4 << 20};  // the read fit needs 4+ cells
     s.threads = {1};
     s.file_bytes = static_cast<uint64_t>(std::clamp(sustained * plan.reads / 2, 16 * kMiB, std::min(rep.max_bytes / 2, 512 * kMiB)));
-    s.seconds = plan.reads / 4;
+    s.seconds = plan.reads / 5;
     s.direct = true;
     s.file = 350;
     begin_phase("reads", plan.reads, plan.buffered + 3 * plan.paced, {{"sweep", "threads"}, {"direct", "1"}});
