@@ -216,9 +216,13 @@ Result<Calibration> calibrate_loaded(std::vector<Series> series, std::vector<Rat
 
   // 2. Burst cache, sustained rate, recovery: the longest sustained write.
   // (A fill sweep's slowdown near full is not a cache running out: prefer others.)
+  // Longest by writes (a read test's file is written once, then read many times).
+  auto writes_in = [](const Series* s) {
+    return std::count_if(s->ops.begin(), s->ops.end(), [](const IoOp& op) { return !op.read; });
+  };
   const Series* tl = nullptr;
   for (auto* s : timelines)
-    if (!tl || (is_fill(*tl) && !is_fill(*s)) || (is_fill(*tl) == is_fill(*s) && s->ops.size() > tl->ops.size())) tl = s;
+    if (!tl || (is_fill(*tl) && !is_fill(*s)) || (is_fill(*tl) == is_fill(*s) && writes_in(s) > writes_in(tl))) tl = s;
   TimelineFit timeline;
   CleanWrites tl_clean;
   if (tl) {

@@ -30,7 +30,7 @@ double per_byte(const std::vector<IoOp>& w, size_t a, size_t b) {
 // typical fast rate for at least 80 % of the remaining writes.
 size_t drop_inside(const std::vector<IoOp>& w, size_t a, size_t b) {
   size_t n = b - a;
-  if (n < 8) return b;
+  if (n < 16) return b;  // too few writes to tell a drop from jitter
   std::vector<double> m(n);
   for (size_t i = 0; i < n; ++i) {
     size_t lo = i >= 4 ? i - 4 : 0, hi = std::min(n, i + 5);
@@ -42,12 +42,10 @@ size_t drop_inside(const std::vector<IoOp>& w, size_t a, size_t b) {
   std::sort(sorted.begin(), sorted.end());
   double high = sorted[static_cast<size_t>(0.9 * static_cast<double>(n - 1))];
   double th = kDrop * high;
-  // Ops before the drop must be fast: at least 4 of them, mostly above th.
-  size_t below_after = 0;
+  // Ops before the drop must be fast: at least 8 of them, mostly above th.
   std::vector<size_t> below_from(n + 1, 0);
   for (size_t i = n; i-- > 0;) below_from[i] = below_from[i + 1] + (m[i] < th);
-  (void)below_after;
-  for (size_t i = 4; i < n; ++i) {
+  for (size_t i = 8; i < n; ++i) {
     if (m[i] >= th) continue;
     double frac = static_cast<double>(below_from[i]) / static_cast<double>(n - i);
     size_t fast_before = i - below_from[0] + below_from[i];  // ops before i at or above th
@@ -71,7 +69,7 @@ SweepRegimes sweep_regimes(const std::vector<IoOp>& w) {
   for (size_t p = 0; p < r.points.size() && cliff == w.size(); ++p) {
     const SweepPoint& pt = r.points[p];
     size_t end = pt.first_op + pt.ops;
-    if (p > 0) {
+    if (p > 0 && r.points[p - 1].ops >= 4 && pt.ops >= 4) {  // a time per byte from 1-3 writes is noise
       const SweepPoint& prev = r.points[p - 1];
       size_t q_prev = std::max<size_t>(1, prev.ops / 4), q = std::max<size_t>(1, pt.ops / 4);
       double before = per_byte(w, prev.first_op + prev.ops - q_prev, prev.first_op + prev.ops);

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/progress_line.h"
 #include "cli/recording_args.h"
 #include "measure/characterize.h"
 #include "measure/cleanup.h"
@@ -23,33 +24,6 @@ struct CharArgs {
   RecordingArgs rec;
   bool fill = false, json = false, progress = false;
   int seeds = 5;
-};
-
-// Progress on stderr: phase, MB written, rate, ETA. Rewritten in place on a
-// terminal; one line every 2 s with --progress into a file or pipe.
-class ProgressLine {
- public:
-  explicit ProgressLine(bool forced) : tty_(::isatty(2) != 0), on_(tty_ || forced) {}
-  void operator()(const CharacterizeProgress& p) {
-    if (!on_) return;
-    double t = clock_.now();
-    if (t - last_ < (tty_ ? 0.25 : 2.0)) return;
-    last_ = t;
-    std::string line = fmt::format("characterize: {:<38.38} {:>9} written {:>11}  ETA {}", p.phase,
-                                   format_size(p.written), p.rate > 0 ? format_rate(p.rate) : "", format_duration(p.eta));
-    if (tty_) fmt::print(stderr, "\r{:<100}", line);
-    else fmt::print(stderr, "{}\n", line);
-    std::fflush(stderr);
-    shown_ = true;
-  }
-  void done() {
-    if (tty_ && shown_) fmt::print(stderr, "\r{:<100}\r", "");
-  }
-
- private:
-  bool tty_, on_, shown_ = false;
-  RealClock clock_;
-  double last_ = -1;
 };
 
 std::string value_text(const FoundParam& f) {
@@ -198,8 +172,15 @@ Handler setup_characterize(CLI::App& sub) {
     auto rec = recorder_config(a->rec);
     if (!rec) return bad_input(rec.message());
     cfg.recorder = *rec;
-    auto progress = std::make_shared<ProgressLine>(a->progress);
-    cfg.progress = [progress](const CharacterizeProgress& p) { (*progress)(p); };
+    // Progress: phase, bytes written, rate, ETA (one line every 2 s with --progress into a file).
+    auto progress = std::make_shared<ProgressLine>(a->progress, 2.0);
+    progress->width(100);
+    cfg.progress = [progress](const CharacterizeProgress& p) {
+      if (!progress->due()) return;
+      progress->show(fmt::format("characterize: {:<38.38} {:>9} written {:>11}  ETA {}", p.phase,
+                                 format_size(p.written), p.rate > 0 ? format_rate(p.rate) : "",
+                                 format_duration(p.eta)));
+    };
     auto r = run_characterize(cfg);
     progress->done();
     if (!r) return bad_input(r.message());

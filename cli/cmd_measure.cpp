@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/progress_line.h"
 #include "measure/cleanup.h"
 #include "measure/measure.h"
 #include "models/units.h"
@@ -36,36 +37,6 @@ Result<std::vector<T>> parse_list(const std::string& text, const char* what, Par
   }
   return out;
 }
-
-// Progress on stderr: a line rewritten in place on a terminal, or one line a
-// second when forced with --progress into a file or pipe.
-class ProgressLine {
- public:
-  explicit ProgressLine(bool forced) : tty_(::isatty(2) != 0), on_(tty_ || forced) {}
-  void operator()(const SweepProgress& p) {
-    if (!on_) return;
-    double t = clock_.now();
-    if (t - last_ < (tty_ ? 0.25 : 1.0)) return;
-    last_ = t;
-    std::string eta = p.fraction > 0.01 ? format_duration(t * (1 - p.fraction) / p.fraction) : "?";
-    std::string line = fmt::format("measure: {:<26} {:>3.0f} %  {:>12}  ETA {}", p.phase, p.fraction * 100,
-                                   format_rate(p.rate), eta);
-    if (tty_)
-      fmt::print(stderr, "\r{:<78}", line);
-    else
-      fmt::print(stderr, "{}\n", line);
-    std::fflush(stderr);
-    shown_ = true;
-  }
-  void done() {
-    if (tty_ && shown_) fmt::print(stderr, "\r{:<78}\r", "");
-  }
-
- private:
-  bool tty_, on_, shown_ = false;
-  RealClock clock_;
-  double last_ = -1;
-};
 
 std::string cell(const std::string& col, double v) {
   if (std::isnan(v)) return "-";
@@ -216,8 +187,14 @@ Handler setup_measure(CLI::App& sub) {
   return [a] {
     auto cfg = to_config(*a);
     if (!cfg) return bad_input(cfg.message());
-    auto progress = std::make_shared<ProgressLine>(a->progress);
-    cfg->progress = [progress](const SweepProgress& p) { (*progress)(p); };
+    auto progress = std::make_shared<ProgressLine>(a->progress, 1.0);
+    cfg->progress = [progress](const SweepProgress& p) {
+      if (!progress->due()) return;
+      double t = progress->elapsed();
+      std::string eta = p.fraction > 0.01 ? format_duration(t * (1 - p.fraction) / p.fraction) : "?";
+      progress->show(fmt::format("measure: {:<26} {:>3.0f} %  {:>12}  ETA {}", p.phase, p.fraction * 100,
+                                 format_rate(p.rate), eta));
+    };
     cfg->command_line = "streamdisk measure";
     auto r = run_measure(*cfg);
     progress->done();

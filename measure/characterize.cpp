@@ -191,7 +191,7 @@ Plan plan_for(double budget) {
   p.interleaved = std::max(0.5, 0.025 * budget);
   p.reads = std::max(1.0, 0.04 * budget);
   p.buffered = 0.12 * budget;
-  p.paced = 0.07 * budget;
+  p.paced = 0.05 * budget;  // + the fsync of what the page cache held: ~0.5 x this
   return p;
 }
 
@@ -395,10 +395,10 @@ R run_characterize(const CharacterizeConfig& cfg) {
   if (!cancelled()) {
     double t0 = t.clock->now(), b0 = written;
     ThreadsSweep s;
-    s.blocks = {4096, 65536, 1 << 20};
+    s.blocks = {4096, 65536, 1 << 20, 4 << 20};  // the read fit needs 4+ cells
     s.threads = {1};
     s.file_bytes = static_cast<uint64_t>(std::clamp(sustained * plan.reads / 2, 16 * kMiB, std::min(rep.max_bytes / 2, 512 * kMiB)));
-    s.seconds = plan.reads / 4;
+    s.seconds = plan.reads / 5;
     s.direct = true;
     s.file = 350;
     begin_phase("reads", plan.reads, plan.buffered + 3 * plan.paced, {{"sweep", "threads"}, {"direct", "1"}});
@@ -416,14 +416,17 @@ R run_characterize(const CharacterizeConfig& cfg) {
   }
 
   // 5. Buffered: the host page cache.
-  double dirty_guess = t.real ? kernel_dirty_limit() : 0;
+  double dirty_guess = t.real ? kernel_dirty_limit() : 0, buffered_bytes = 0;
   if (!cancelled()) {
     double t0 = t.clock->now(), b0 = written;
     SustainedSweep s;
     s.block = 1 << 20;
     s.max_seconds = plan.buffered;
+    // Past the dirty limit, but no more than the device drains in the phase's
+    // time: the fsync at the end must not take longer than the writes did.
     double want = (t.real ? 1.5 * dirty_guess : 0) + std::max(sustained, 1e6) * plan.buffered;
-    s.max_bytes = static_cast<uint64_t>(std::min(rep.max_bytes, std::max(want, 256 * kMiB)));
+    double drainable = std::max(sustained, 1e6) * plan.buffered;
+    s.max_bytes = static_cast<uint64_t>(std::min({rep.max_bytes, want, std::max(drainable, 64 * kMiB)}));
     s.window = 0.25;
     s.direct = false;
     s.file = 400;
@@ -434,10 +437,13 @@ R run_characterize(const CharacterizeConfig& cfg) {
               fmt::format("{} in {:.1f} s (+ {:.1f} s fsync): {} at first, {} at the end", format_size(r.bytes),
                           r.seconds - r.fsync_seconds, r.fsync_seconds, format_rate(r.initial_rate),
                           format_rate(r.final_rate)));
-    if (t.real && dirty_guess > rep.max_bytes)
-      rep.notes.push_back(fmt::format("the kernel's dirty limit (~{}) is more than the run may write here ({}): "
-                                      "the buffered phase cannot reach it",
-                                      format_size(dirty_guess), format_size(rep.max_bytes)));
+    if (t.real && dirty_guess > 0.9 * static_cast<double>(s.max_bytes))
+      rep.notes.push_back(fmt::format("the kernel's dirty limit (~{}) is more than the buffered phase could write "
+                                      "here ({}: the safe level, or what the device drains in {:.0f} s): the "
+                                      "kernel's setting is used instead of a measurement",
+                                      format_size(dirty_guess), format_size(static_cast<double>(s.max_bytes)),
+                                      plan.buffered));
+    buffered_bytes = r.bytes;
   }
 
   // 6. Paced writes at fractions of the sustained rate, as a recorder's writer.
@@ -542,6 +548,14 @@ R run_characterize(const CharacterizeConfig& cfg) {
   else if (t.model && t.model->files().capacity() > 0)
     cal.params.push_back({"device.capacity_bytes", t.model->files().capacity(), 0, 0, 0, "the model's capacity", rep.target});
   auto* dirty = find_estimate(cal, "host.dirty_limit_bytes");
+  if (dirty && t.real && buffered_bytes < 1.1 * dirty_guess && dirty->value > 0.8 * buffered_bytes) {
+    // A "limit" near the end of what was written is the end of the data, not the cache.
+    rep.notes.push_back(fmt::format("the buffered phase wrote {}, less than the kernel's dirty limit (~{}): its "
+                                    "fitted limit ({}) is not used",
+                                    format_size(buffered_bytes), format_size(dirty_guess), format_size(dirty->value)));
+    drop_estimate(cal, "host.dirty_limit_bytes");
+    dirty = nullptr;
+  }
   if (!dirty && t.real && dirty_guess > 0) {
     cal.params.push_back({"host.dirty_limit_bytes", dirty_guess, 0, 0, 0, "kernel setting (vm.dirty_bytes or "
                           "dirty_ratio x available memory): the buffered phase did not reach it", "/proc/sys/vm"});

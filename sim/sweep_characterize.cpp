@@ -13,16 +13,6 @@
 namespace sd {
 using namespace sweep_detail;
 
-namespace {
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
-
-}  // namespace
-
 // ---- paced ----
 
 PacedResult run_paced_write(const SweepEnv& env, const PacedSweep& s) {
@@ -111,7 +101,7 @@ InterleavedResult run_interleaved_write(const SweepEnv& env, const InterleavedSw
   if (create(s.first_file)) {
     auto seq = phase({s.first_file}, "one file (reference)", 0);
     r.sequential_writes = seq.size();
-    r.sequential_op_s = median_of(seq);
+    r.sequential_op_s = median(seq);
   }
   if (between_phases && !r.error && !cancelled(env)) between_phases();
   std::vector<FileId> many;
@@ -120,7 +110,7 @@ InterleavedResult run_interleaved_write(const SweepEnv& env, const InterleavedSw
   if (!r.error && !cancelled(env)) {
     auto inter = phase(many, "interleaved files", 0.5);
     r.interleaved_writes = inter.size();
-    r.interleaved_op_s = median_of(inter);
+    r.interleaved_op_s = median(inter);
   }
   for (FileId f : made) {
     io.issue({OpKind::Close, f, 0, 0, s.direct});
