@@ -101,12 +101,12 @@ do_predict() {
 }
 
 do_table() {
-  echo "| rig | buffer | truth MB/s (clean / overran) | runs | wall | predicted MB/s | error | flow |"
+  echo "| rig | buffer | truth MB/s: highest clean / lowest overran | runs (clean runs needed per rate) | wall | predicted MB/s | error | flow |"
   echo "|---|---|---|---|---|---|---|---|"
   jq -rs --slurpfile p <(cat "$out/predict.jsonl" 2>/dev/null | jq -s . ) '
     .[] as $t
     | ([$p[0][]? | select(.rig == $t.rig and .buffer == $t.buffer)] | last) as $q
-    | "| \($t.rig) | \($t.buffer) | \($t.truth_MBps) / \($t.unsafe_MBps) | \($t.runs) | \(($t.wall_s / 60) | floor) min | "
+    | "| \($t.rig) | \($t.buffer) | \($t.truth_MBps) / \($t.unsafe_MBps) | \($t.runs) (\($t.clean_runs_at_truth)) | \(($t.wall_s / 60) | floor) min | "
       + (if $q.predicted_MBps == null then "– | – | \($q.tool // "not run") |"
          else "\($q.predicted_MBps * 100 | round / 100) | \((($q.predicted_MBps / $t.truth_MBps - 1) * 100) | round) % | \($q.tool) |" end)
   ' "$out/summary.jsonl"
