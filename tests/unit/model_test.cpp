@@ -195,7 +195,7 @@ TEST_CASE("contract: operations on unknown files fail, zero-length writes are fr
   CHECK(z.done == 5);
 }
 
-TEST_CASE("host: page cache absorbs at memory speed, then throttles to the device; fsync drains", "[model][host]") {
+TEST_CASE("host: page cache absorbs at memory speed, then throttles to the device, fsync drains", "[model][host]") {
   Profile p = make("sustained_mbps = 100", "", "dirty_limit_bytes = 100e6\nmemory_mbps = 1000");
   ModelDevice d(p);
   d.submit({OpKind::Create, 1}, 0);
