@@ -57,14 +57,10 @@ bool is_fill(const Series& s) {
   return false;
 }
 
+// Checked when the trace was read (series_from_trace): absent or valid.
 double meta_num(const Series& s, const char* key, double dflt) {
-  auto it = s.meta.find(key);
-  if (it == s.meta.end()) return dflt;
-  try {
-    return std::stod(it->second);
-  } catch (...) {
-    return dflt;
-  }
+  auto v = meta_number(s.meta, key, s.name, 1e17);
+  return v && *v ? **v : dflt;
 }
 
 struct Work {
@@ -182,6 +178,8 @@ Result<Calibration> calibrate_loaded(std::vector<Series> series, std::vector<Rat
     else if (block_sizes(s) >= 3) (s.baseline ? base_sweeps : sweeps).push_back(&s);
     else if (!s.baseline) timelines.push_back(&s);
   }
+
+  if (Status st = check_read_fit_cost(w.rates); !st.ok()) return st;
 
   // A sweep may come as one file per block size (fio writes a log per job):
   // pool single-size files when together they cover 3+ sizes.

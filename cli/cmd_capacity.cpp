@@ -12,6 +12,7 @@
 #include "models/profile.h"
 #include "models/units.h"
 #include "sim/capacity.h"
+#include "sim/cost.h"
 
 namespace sd::cli {
 namespace {
@@ -133,7 +134,7 @@ Handler setup_capacity(CLI::App& sub) {
   sub.add_option("--find", a->find,
                  "What to search: channels (the most, default), sample-rate (the highest, at --channels), "
                  "buffer (the smallest, at --channels)");
-  sub.add_option("--seeds", a->seeds, "Stall seeds per candidate (1..N; default 5)")->check(CLI::Range(1, 1000));
+  sub.add_option("--seeds", a->seeds, "Stall seeds per candidate (1..N; default 5)")->check(whole_number_check() & CLI::Range(1, 1000));
   sub.add_option("--probe", a->probes, "Channel counts at which to report P(>=1 overrun), e.g. --probe 18,32,48")
       ->delimiter(',');
   sub.add_flag("--json", a->json, "Print JSON instead of a table");
@@ -163,6 +164,9 @@ Handler setup_capacity(CLI::App& sub) {
     }
     auto cfg = recorder_config(a->rec, target == CapacityTarget::Channels ? 1 : 0);
     if (!cfg) return bad_input(cfg.message());
+    std::vector<const Profile*> all;
+    for (const auto& p : profiles) all.push_back(&p);
+    if (auto st = check_capacity_cost(all, *cfg, a->seeds); !st.ok()) return bad_input(st.message());
     bool tty = isatty(STDERR_FILENO) != 0;
     nlohmann::json out = nlohmann::json::array();
     std::vector<std::pair<std::string, CapacityResult>> rows;

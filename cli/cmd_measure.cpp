@@ -12,6 +12,7 @@
 #include "cli/progress_line.h"
 #include "measure/cleanup.h"
 #include "measure/measure.h"
+#include "models/input.h"
 #include "models/units.h"
 
 namespace sd::cli {
@@ -25,16 +26,26 @@ struct MeasureArgs {
   double window = 0.5;
 };
 
-// "4k,64k,1MiB" -> bytes; "1,2,4" -> counts.
+// "4k,64k,1MiB" -> bytes; "1,2,4" -> counts. Each item is a whole number
+// from 1 to `max` (what the machine can do: a block it can hold in memory, a
+// thread count it can start), checked before any file is created.
 template <class T, class Parse>
-Result<std::vector<T>> parse_list(const std::string& text, const char* what, Parse parse) {
+Result<std::vector<T>> parse_list(const std::string& text, const char* what, Parse parse, double max,
+                                  const char* max_text) {
   std::vector<T> out;
   std::stringstream ss(text);
   for (std::string item; std::getline(ss, item, ',');) {
     auto v = parse(item);
-    if (!v || *v < 1) return Result<std::vector<T>>::error(fmt::format("{}: '{}' is not a positive {}", what, item, what));
+    if (!v || *v < 1 || *v != std::floor(*v))
+      return Result<std::vector<T>>::error(
+          fmt::format("{}: '{}' is not a positive {}", what, excerpt(item, 40), what));
+    if (*v > max)
+      return Result<std::vector<T>>::error(
+          fmt::format("{}: '{}' is more than this sweep can run: give at most {}", what, excerpt(item, 40), max_text));
     out.push_back(static_cast<T>(*v));
   }
+  if (out.empty()) return Result<std::vector<T>>::error(fmt::format("give at least one {}", what));
+  if (out.size() > 64) return Result<std::vector<T>>::error(fmt::format("more than 64 values of {}", what));
   return out;
 }
 
@@ -102,12 +113,12 @@ Result<MeasureConfig> to_config(const MeasureArgs& a) {
   if (!f) return R::error(fmt::format("--fsync '{}': use every, end or never", a.fsync));
   c.fsync = *f;
   if (!a.blocks.empty()) {
-    auto b = parse_list<uint64_t>(a.blocks, "block size", parse_size);
+    auto b = parse_list<uint64_t>(a.blocks, "block size", parse_size, 1024.0 * 1048576, "1GiB");
     if (!b) return R::error("--blocks " + b.message());
     c.blocks = *b;
   }
   if (!a.threads.empty()) {
-    auto t = parse_list<int>(a.threads, "thread count", parse_count);
+    auto t = parse_list<int>(a.threads, "thread count", parse_count, 256, "256");
     if (!t) return R::error("--threads " + t.message());
     c.threads = *t;
   }
@@ -120,7 +131,7 @@ Result<MeasureConfig> to_config(const MeasureArgs& a) {
     }
   }
   if (!a.channels.empty()) {
-    auto ch = parse_list<uint32_t>(a.channels, "channel count", parse_count);
+    auto ch = parse_list<uint32_t>(a.channels, "channel count", parse_count, 1e6, "1000000");
     if (!ch) return R::error("--channels " + ch.message());
     c.channels = *ch;
   }
@@ -171,7 +182,7 @@ Handler setup_measure(CLI::App& sub) {
   sub.add_option("--channels", a->channels, "Formats sweep: channel counts (default 4,8,16,32)");
   sub.add_option("--sample-bits", a->sample_bits, "Formats sweep: bits per sample (default 16)");
   sub.add_flag("--until-steady", a->until_steady, "Sustained: stop once past the write cliff and steady for 3 s");
-  sub.add_option("--window", a->window, "Sustained: rate window in seconds")->check(CLI::Range(0.01, 60.0));
+  sub.add_option("--window", a->window, "Sustained: rate window in seconds")->check(decimal_check() & CLI::Range(0.01, 60.0));
   sub.add_option("--trace", a->trace, "Write every operation to this native trace CSV ('-' for stdout)");
   sub.add_flag("--json", a->json, "Print the result as JSON");
   sub.add_flag("--progress", a->progress, "Show progress on stderr even when it is not a terminal");

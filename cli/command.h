@@ -36,6 +36,12 @@ int failure(const std::string& msg);
 // output (cmd_calibrate.cpp; calibrate and characterize write profiles).
 Status write_atomically(const std::string& path, const std::string& text);
 
+// Checks for numeric options, applied before CLI11 converts the text: alone
+// it reads "-1" into an unsigned option as 2^64-1 and "0x10" as 16, where
+// every other number in streamdisk is decimal (units.h parse_decimal).
+const CLI::Validator& whole_number_check();  // 0, 1, 2... (no sign, no hex)
+const CLI::Validator& decimal_check();       // 1.5, 2e-3 (no hex, inf or nan)
+
 // --profile and --set, shared by every command that takes a profile.
 struct ProfileArgs {
   std::string profile;

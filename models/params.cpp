@@ -210,6 +210,9 @@ Status LayerParams::set(std::string_view key, double v, Origin origin, std::stri
   if (!std::isfinite(v) || v < s.min || v > s.max)
     return Status::error(fmt::format("{}.{} = {:g} is out of range: allowed {}", layer_name(layer_), key, v,
                                      range_text(s)));
+  if ((s.unit == Unit::Count || s.unit == Unit::Flag) && v != std::floor(v))
+    return Status::error(fmt::format("{}.{} = {:g} must be a whole number{}", layer_name(layer_), key, v,
+                                     s.unit == Unit::Flag ? " (0 or 1)" : ""));
   values_[i] = ParamValue{v, origin, std::move(source), estimate};
   present_[i] = true;
   return {};
