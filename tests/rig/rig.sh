@@ -208,6 +208,7 @@ rig_status() {
 }
 
 cmd=${1:-}
+case "${1:-}" in -h|--help|help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; exit 0 ;; esac
 case "$cmd" in
   up)   [ $# -ge 3 ] || die "usage: rig.sh up NAME DIR [KEY=VALUE ...]"
         DIR=$(realpath -m "$3"); rig_up "$2" "${@:4}" ;;
