@@ -20,6 +20,7 @@
 # buffered --sweep sustained, calibrate, on one fresh rig; then for each buffer
 #   streamdisk capacity -p p.toml --find sample-rate -c 1 -b 8 -f raw --buffer B --block 256KiB -d DURATION
 set -u
+case "${1:-}" in -h|--help|help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 root=$PWD
 STREAMDISK=${STREAMDISK:-$root/build/cli/streamdisk}

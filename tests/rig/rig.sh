@@ -103,6 +103,8 @@ state_get() { sed -n "s/^$1=//p" "$DIR/rig.env" 2>/dev/null | tail -1; }
 # Whether something is mounted on $1 (also a dead FUSE mount, where `mountpoint` fails).
 is_mounted() { awk -v m="$1" '$2 == m { f = 1 } END { exit !f }' /proc/self/mounts; }
 pid_alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
+# A pid from this rig's pid files that is still this rig's process (pids get reused).
+ours() { pid_alive "$1" && { tr '\0' ' ' <"/proc/$1/cmdline"; echo; } 2>/dev/null | grep -qF -e "$DIR/" -e "$DIR "; }
 wait_gone() {  # PID SECONDS
   local i; for ((i = 0; i < $2 * 10; i++)); do pid_alive "$1" || return 0; sleep 0.1; done; return 1
 }
@@ -114,10 +116,10 @@ rig_down() {
   nbdkit=$(cat "$DIR/nbdkit.pid" 2>/dev/null); loop=$(state_get LOOP); mnt=$DIR/mnt
   # 1. Stop the controller (it resumes a held pause on exit), then let the device run
   #    at full speed so unmounting flushes quickly.
-  if pid_alive "$ctl" && grep -q rigctl.py "/proc/$ctl/cmdline" 2>/dev/null; then
+  if ours "$ctl"; then
     kill -TERM "$ctl"; wait_gone "$ctl" 5 || kill -KILL "$ctl" 2>/dev/null
   fi
-  if [ -S "$DIR/pause.sock" ] && pid_alive "$nbdkit"; then
+  if [ -S "$DIR/pause.sock" ] && ours "$nbdkit"; then
     timeout 5 python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"r"); s.recv(1)' \
       "$DIR/pause.sock" 2>/dev/null
   fi
@@ -136,8 +138,8 @@ rig_down() {
   if is_mounted "$DIR/nbd"; then
     fusermount3 -u "$DIR/nbd" 2>/dev/null || umount -l "$DIR/nbd"
   fi
-  pid_alive "$nbdfuse" && { wait_gone "$nbdfuse" 5 || kill -TERM "$nbdfuse"; wait_gone "$nbdfuse" 3 || kill -KILL "$nbdfuse" 2>/dev/null; }
-  pid_alive "$nbdkit" && { kill -TERM "$nbdkit"; wait_gone "$nbdkit" 3 || kill -KILL "$nbdkit" 2>/dev/null; }
+  ours "$nbdfuse" && { wait_gone "$nbdfuse" 5 || kill -TERM "$nbdfuse"; wait_gone "$nbdfuse" 3 || kill -KILL "$nbdfuse" 2>/dev/null; }
+  ours "$nbdkit" && { kill -TERM "$nbdkit"; wait_gone "$nbdkit" 3 || kill -KILL "$nbdkit" 2>/dev/null; }
   # 5. vm.dirty_* back when the last rig is down.
   dirty_release "$DIR"
   rm -f "$DIR/ctl.pid" "$DIR/nbdfuse.pid" "$DIR/nbdkit.pid" "$DIR/ctl.ready" "$DIR/rate" "$DIR/rate.tmp"
@@ -206,6 +208,7 @@ rig_status() {
 }
 
 cmd=${1:-}
+case "${1:-}" in -h|--help|help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; exit 0 ;; esac
 case "$cmd" in
   up)   [ $# -ge 3 ] || die "usage: rig.sh up NAME DIR [KEY=VALUE ...]"
         DIR=$(realpath -m "$3"); rig_up "$2" "${@:4}" ;;

@@ -19,6 +19,7 @@
 # JSON goes to OUT/runs.jsonl. KEY=VALUE pairs are passed to rig.sh up.
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+case "${1:-}" in -h|--help|help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; exit 0 ;; esac
 die() { echo "truth.sh: $*" >&2; exit 2; }
 [ $# -ge 2 ] || die "usage: truth.sh RIG BUFFER [--lo MB/s] [--hi MB/s] [--repeats N] [--duration 60s] [--block 256KiB] [--tol 0.025] [--out DIR]"
 rig=$1 buffer=$2; shift 2

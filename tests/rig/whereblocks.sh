@@ -5,6 +5,7 @@
 # Usage (as root): tests/rig/whereblocks.sh NAME RATE BUFFER [DURATION] [KEY=VALUE ...]
 # Example: tests/rig/whereblocks.sh stalls 3MB/s 1MiB 60s
 set -u
+case "${1:-}" in -h|--help|help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; exit 0 ;; esac
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 [ $# -ge 3 ] || { echo "usage: whereblocks.sh NAME RATE BUFFER [DURATION] [KEY=VALUE ...]" >&2; exit 2; }
 name=$1 rate=$2 buf=$3 dur=${4:-60s}; shift 3; [ $# -gt 0 ] && shift
