@@ -450,6 +450,11 @@ R run_characterize(const CharacterizeConfig& cfg) {
   uint64_t block = cfg.recorder.block_bytes ? cfg.recorder.block_bytes : cfg.recorder.buffer_bytes / 2;
   block = std::max<uint64_t>(4096, block / 4096 * 4096);
   const double fractions[] = {0.3, 0.5, 0.7};
+  struct PacedSeen {
+    double rate, max_lag;
+    uint64_t late;
+  };
+  std::vector<PacedSeen> paced;  // for the headline's cross-check
   for (size_t i = 0; i < 3 && !cancelled() && sustained > 0; ++i) {
     double t0 = t.clock->now(), b0 = written;
     PacedSweep s;
@@ -473,9 +478,11 @@ R run_characterize(const CharacterizeConfig& cfg) {
     std::sort(l.begin(), l.end());
     double p99 = l.empty() ? 0 : l[std::min(l.size() - 1, static_cast<size_t>(0.99 * static_cast<double>(l.size())))];
     add_phase(name, t0, b0,
-              fmt::format("{} x {}: latency p99 {}, max {}; {} of {} writes late", format_rate(s.rate),
+              fmt::format("{} x {}: latency p99 {}, max {}; {} of {} writes late{}", format_rate(s.rate),
                           format_size(static_cast<double>(block)), format_duration(p99), format_duration(mx), r.late,
-                          r.latencies.size()));
+                          r.latencies.size(),
+                          r.late ? fmt::format(", up to {} behind", format_duration(r.max_lag)) : ""));
+    paced.push_back({s.rate, r.max_lag, r.late});
   }
 
   // 7. Fill (only when asked): up to the safe level.
@@ -630,6 +637,18 @@ R run_characterize(const CharacterizeConfig& cfg) {
   if (!capr) return R::error(capr.message());
   rep.capacity = *capr;
   rep.headline_bytes_per_s = capr->found ? capr->best * static_cast<double>(cfg.recorder.stream.frame_bytes()) : 0;
+  // Cross-check against what the paced writes met: a writer that fell L s
+  // behind a schedule of R bytes/s had L x R bytes waiting, which a recorder's
+  // ring must hold (less the block being written).
+  for (const auto& p : paced) {
+    double waiting = p.max_lag * p.rate, room = static_cast<double>(cfg.recorder.buffer_bytes) - static_cast<double>(block);
+    if (p.late && waiting > room && rep.headline_bytes_per_s >= p.rate)
+      rep.notes.push_back(fmt::format(
+          "the headline ({}) may be optimistic: writes paced at {} fell up to {} behind, {} waiting, more than the "
+          "recorder's {} buffer holds; the model does not reproduce that (see docs/characterize.md, limitations)",
+          format_rate(rep.headline_bytes_per_s), format_rate(p.rate), format_duration(p.max_lag),
+          format_size(waiting), format_size(static_cast<double>(cfg.recorder.buffer_bytes))));
+  }
   int n = std::max(1, capr->seeds_used);
   rep.criterion = n > 1 ? fmt::format("clean = no overrun in any of {} seeded runs of {} (0 of {} overran: "
                                       "P(>=1 overrun) below {:.0f} % at 95 % confidence)",
