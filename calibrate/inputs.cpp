@@ -139,7 +139,7 @@ Result<double> parse_fio_size(const std::string& text) {
   return v * mult;
 }
 
-Result<std::vector<RatePoint>> parse_fio_json(const std::string& text, const std::string& name) {
+Result<std::vector<RatePoint>> parse_fio_json(const std::string& text, const std::string& name) try {
   nlohmann::json j;
   // fio prints notes before the JSON when a job warns; skip to the object.
   auto brace = text.find('{');
@@ -185,6 +185,11 @@ Result<std::vector<RatePoint>> parse_fio_json(const std::string& text, const std
   if (out.empty())
     return Result<std::vector<RatePoint>>::error(fmt::format("'{}': no job did any reads or writes", name));
   return out;
+} catch (const nlohmann::json::exception&) {
+  // A field of the wrong type ("bs": 4096, "bw_bytes": null, "jobs": [5]).
+  return Result<std::vector<RatePoint>>::error(fmt::format(
+      "'{}': a field has the wrong type for fio JSON (e.g. a number where fio writes a string): "
+      "give fio's --output-format=json output unchanged", name));
 }
 
 Result<std::vector<RatePoint>> load_fio_json(const std::string& path) {
