@@ -27,11 +27,13 @@ for seeds in tests/fuzz/corpus/*/; do
   exe="$dir/tests/fuzz/${name}_fuzz"
   [ -x "$exe" ] || { echo "fuzz/run.sh: no target for corpus $seeds ($exe)" >&2; rc=1; continue; }
   mkdir -p "$work/$name"
+  dict=()
+  case $name in fio_json | report_json) dict=(-dict=tests/fuzz/json.dict) ;; esac
   # -rss_limit_mb / -timeout: a reader that grows memory without bound or
   # loops on one input is a finding too. -max_len: traces are text files;
   # 64 KiB reaches every state of a line-based reader.
   if "$exe" "$work/$name" "$seeds" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
-       -artifact_prefix="$out/$name-" -print_final_stats=1 >"$work/$name.log" 2>&1; then
+       -artifact_prefix="$out/$name-" -print_final_stats=1 "${dict[@]}" >"$work/$name.log" 2>&1; then
     result=ok
   else
     result="FINDING (see $out/$name-*)"; rc=1
