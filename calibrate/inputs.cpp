@@ -175,7 +175,7 @@ Result<std::string> json_option(const json& opts, const json& global, const char
 
 }  // namespace
 
-Result<std::vector<RatePoint>> parse_fio_json(const std::string& text, const std::string& name) {
+Result<std::vector<RatePoint>> parse_fio_json(const std::string& text, const std::string& name) try {
   if (Status st = check_text(text, name, kJsonLimits); !st.ok()) return st;
   // fio prints notes before the JSON when a job warns; skip to the object.
   auto brace = text.find('{');
@@ -251,6 +251,11 @@ Result<std::vector<RatePoint>> parse_fio_json(const std::string& text, const std
   }
   if (out.empty()) return Points::error(fmt::format("'{}': no job did any reads or writes", name));
   return out;
+} catch (const nlohmann::json::exception&) {
+  // A field of the wrong type ("bs": 4096, "bw_bytes": null, "jobs": [5]).
+  return Result<std::vector<RatePoint>>::error(fmt::format(
+      "'{}': a field has the wrong type for fio JSON (e.g. a number where fio writes a string): "
+      "give fio's --output-format=json output unchanged", name));
 }
 
 Result<std::vector<RatePoint>> load_fio_json(const std::string& path) {
