@@ -14,6 +14,7 @@
 #include "models/profile.h"
 #include "models/trace.h"
 #include "models/units.h"
+#include "sim/cost.h"
 
 namespace sd {
 
@@ -193,6 +194,24 @@ R run_measure(const MeasureConfig& in) {
     if (c.fill_to > kMaxFillTo)
       return R::error(fmt::format("--fill-to {:.0f}% is above the {:.0f}% the fill sweep allows: pick a lower target",
                                   c.fill_to * 100, kMaxFillTo * 100));
+  }
+  // The cost guard (issue 11 §5): the points times their seconds on real
+  // storage, the operations on a model (virtual time runs as fast as the CPU).
+  {
+    double points = c.sweep == SweepKind::BlockSize ? static_cast<double>(c.blocks.size())
+                    : c.sweep == SweepKind::Threads ? static_cast<double>(c.blocks.size() * c.threads.size())
+                    : c.sweep == SweepKind::Formats ? static_cast<double>(c.formats.size() * c.channels.size())
+                                                    : 1.0;
+    double smallest = static_cast<double>(*std::min_element(c.blocks.begin(), c.blocks.end()));
+    double ops = points * c.size / smallest;
+    if (!c.profile.empty() && c.sweep != SweepKind::Fill && ops > kMaxSteps)
+      return R::error(fmt::format("this sweep would simulate {:.3g} operations ({}); the limit is {:.3g}: give a "
+                                  "smaller --size or larger --blocks",
+                                  ops, eta_text(ops), kMaxSteps));
+    if (c.profile.empty() && points * c.seconds > 86400)
+      return R::error(fmt::format("this sweep would run for {} ({:.0f} points x {}): give fewer points or a "
+                                  "shorter --seconds (at most a day in all)",
+                                  format_duration(points * c.seconds), points, format_duration(c.seconds)));
   }
   // The target: real storage on the wall clock, or the model in virtual time.
   RealClock real_clock;

@@ -87,9 +87,9 @@ Status check_cost(const RunCost& one, double runs, const std::string& runs_text)
         eta_text(steps), one.steps(), times, one.dominant(), format_duration(kMaxSeconds)));
   if (!(one.files <= kMaxFiles))
     return Status::error(fmt::format(
-        "this recording would create {:.3g} files (about {} of memory to track them); the limit is {:.0e}: "
+        "this recording would create {:.3g} files (about {} of memory to track them); the limit is {:.0f}: "
         "raise --split, or shorten --duration",
-        one.files, format_size(one.files * 200), kMaxFiles));
+        one.files, format_size(one.files * kBytesPerFile), kMaxFiles));
   return {};
 }
 

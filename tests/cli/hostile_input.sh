@@ -31,6 +31,8 @@ expect_bad_input "fio json bw_bytes null" "no job did any reads or writes" -- ca
 mkdir "$tmp/m"
 expect_bad_input "measure 64GiB blocks" "block size: '64GiB' is more than this sweep can run: give at most 1GiB" -- measure "$tmp/m" --sweep blocksize --blocks 64GiB
 expect_bad_input "measure 100000 threads" "thread count: '100000' is more than this sweep can run" -- measure "$tmp/m" --sweep threads --threads 100000
+expect_quick_bad_input "measure a model for 1 PB in 4k blocks" "would simulate .* operations" -- measure --profile $dev --sweep sustained --size 1PB --blocks 4k
+expect_bad_input "measure for 100 h per point" "would run for .*at most a day" -- measure "$tmp/m" --sweep blocksize --seconds 100h
 [ -z "$(ls -A "$tmp/m")" ] || fail "refused measure left files: $(ls -A "$tmp/m")"
 
 # §4 endless and binary inputs end at once.
@@ -98,6 +100,8 @@ expect_bad_input "--json and --trace - on stdout" "both want stdout" -- simulate
 
 # §5 absurd but valid requests are refused up front, quickly, with the reason.
 expect_quick_bad_input "tiny stall interval" "would take .*stall" -- simulate -p $dev --set device.stall_interval_mb=1e-12 --set device.stall_duration_ms=1000000
+expect_quick_bad_input "100000 h of 64 channels" "would take .*recorder writes" -- simulate -p $dev --set device.capacity_bytes=0 -c 64 -d 100000h
+expect_quick_bad_input "--split 128KiB at 640 MB/s for 1.5 h" "would create .* files .*raise --split" -- simulate -p usrp-2974 -c 2 -r 160M -b 16 --buffer 256MiB --split 128KiB -d 1.5h
 expect_quick_bad_input "1000 seeds over every stack" "this search would take" -- capacity -p '*+*+*' --seeds 1000
 { echo "block_bytes,threads,mbps,op"; for t in 1 2 4 8 16 32 64 128 256 512; do for i in $(seq 1 50); do echo "$((i * 4096)),$t,$((100 + i)),read"; done; done; } >"$tmp/big.csv"
 expect_quick_bad_input "500-row read table" "the read fit over 500 read cells" -- calibrate --table "$tmp/big.csv"

@@ -141,7 +141,7 @@ TEST_CASE("native trace: negative, huge and non-finite values are refused where 
   REQUIRE(t.ok());
   CHECK_THAT(meta_number(t->meta, "capacity_bytes", "t.csv", 1e17).message(),
              Catch::Contains("'# capacity_bytes=nan' must be a number"));
-  CHECK_THAT(series_from_trace(*t, "t.csv").message(), Catch::Contains("capacity_bytes=nan"));
+  CHECK_THAT(cal::series_from_trace(*t, "t.csv").message(), Catch::Contains("capacity_bytes=nan"));
 }
 
 TEST_CASE("strace: impossible times, results larger than asked, -ttt detection", "[input][strace]") {
