@@ -94,12 +94,17 @@ CapacityRun capacity_all(const std::vector<Profile>& profiles, unsigned threads)
   c.buffer_bytes = 1ull << 20;
   c.duration_s = 5400;
   CapacityRun out;
-  double t = wall(), cpu0 = cpu();
+  std::vector<const Profile*> ptrs;
+  std::vector<CapacityQuery> queries;
   for (const auto& p : profiles) {
     CapacityQuery q;
     q.base = c;
     q.threads = threads;  // the default criterion: P(>=1 overrun) < 5 %, 95 % bounds
-    auto r = find_capacity(p, q);
+    ptrs.push_back(&p);
+    queries.push_back(q);
+  }
+  double t = wall(), cpu0 = cpu();
+  for (auto& r : find_capacities(ptrs, queries, threads)) {  // as `capacity -p P -p Q ...` runs them
     out.runs += r->runs, out.wasted += r->wasted_runs, out.threads = r->threads;
     out.answers.push_back(r->best);
   }

@@ -237,20 +237,26 @@ Handler setup_capacity(CLI::App& sub) {
     auto cfg = recorder_config(a->rec, target == CapacityTarget::Channels ? 1 : 0);
     if (!cfg) return bad_input(cfg.message());
     bool tty = isatty(STDERR_FILENO) != 0;
-    nlohmann::json out = nlohmann::json::array();
-    std::vector<std::pair<std::string, CapacityResult>> rows;
+    std::vector<CapacityQuery> queries;
+    std::vector<const Profile*> ptrs;
     for (const auto& p : profiles) {
       auto mo = model_options(a->rec, p);
       if (!mo) return bad_input(mo.message());
       CapacityQuery q;
       q.base = *cfg, q.target = target, q.criterion = crit, q.model = *mo, q.probes = a->probes;
       q.threads = a->threads;
-      if (tty) fmt::print(stderr, "\rsearching {}...", p.name);
-      auto r = find_capacity(p, q);
-      if (tty) fmt::print(stderr, "\r{:80}\r", "");
-      if (!r) return bad_input(r.message());
-      out.push_back(result_json(p.name, target, *r));
-      rows.emplace_back(p.name, std::move(*r));
+      queries.push_back(std::move(q));
+      ptrs.push_back(&p);
+    }
+    if (tty) fmt::print(stderr, "\rsearching {} profile{}...", profiles.size(), profiles.size() == 1 ? "" : "s");
+    auto results = find_capacities(ptrs, queries, a->threads);
+    if (tty) fmt::print(stderr, "\r{:80}\r", "");
+    nlohmann::json out = nlohmann::json::array();
+    std::vector<std::pair<std::string, CapacityResult>> rows;
+    for (size_t i = 0; i < profiles.size(); ++i) {
+      if (!results[i]) return bad_input(results[i].message());
+      out.push_back(result_json(profiles[i].name, target, *results[i]));
+      rows.emplace_back(profiles[i].name, std::move(*results[i]));
     }
     if (a->json) {
       fmt::print("{}\n", nlohmann::json{{"format", "streamdisk-capacity"},

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
+#include <optional>
 
 #include "models/analytic.h"
 #include "sim/seed_pool.h"
@@ -285,6 +287,18 @@ Result<CapacityResult> find_capacity(const Profile& p, const CapacityQuery& q) {
   out.wasted_runs = s.wasted();
   out.threads = s.threads();
   return out;
+}
+
+std::vector<Result<CapacityResult>> find_capacities(const std::vector<const Profile*>& profiles,
+                                                    const std::vector<CapacityQuery>& queries, unsigned threads) {
+  std::vector<std::optional<Result<CapacityResult>>> out(profiles.size());
+  SeedPool pool(threads);
+  pool.run(
+      profiles.size(), [&](size_t i) { out[i].emplace(find_capacity(*profiles[i], queries[i])); },
+      [](size_t) { return true; }, SIZE_MAX);
+  std::vector<Result<CapacityResult>> results;
+  for (auto& r : out) results.push_back(std::move(*r));
+  return results;
 }
 
 }  // namespace sd

@@ -108,4 +108,11 @@ Status check_criterion(const CapacityCriterion& c);
 
 Result<CapacityResult> find_capacity(const Profile& p, const CapacityQuery& q);
 
+// Several searches at once (profile i with query i), `threads` at a time (0:
+// every core), each still running its seeds on every core: a set of profiles
+// without stalls (one run per candidate) then uses the cores too. Results come
+// in input order and equal find_capacity's one by one.
+std::vector<Result<CapacityResult>> find_capacities(const std::vector<const Profile*>& profiles,
+                                                    const std::vector<CapacityQuery>& queries, unsigned threads = 0);
+
 }  // namespace sd

@@ -20,8 +20,8 @@ SeedPool::~SeedPool() {
 void SeedPool::worker() {
   std::unique_lock lk(mu_);
   while (true) {
-    // A job may be claimed while the run lasts, up to `threads` ahead of the consumer.
-    wake_.wait(lk, [&] { return shutdown_ || (active_ && !stop_ && next_ < n_ && next_ < consumed_ + threads_); });
+    // A job may be claimed while the run lasts, up to `ahead_` past the consumer.
+    wake_.wait(lk, [&] { return shutdown_ || (active_ && !stop_ && next_ < n_ && next_ - consumed_ < ahead_); });
     if (shutdown_) return;
     size_t i = next_++;
     ++running_;
@@ -35,7 +35,8 @@ void SeedPool::worker() {
   }
 }
 
-size_t SeedPool::run(size_t n, const std::function<void(size_t)>& work, const std::function<bool(size_t)>& consume) {
+size_t SeedPool::run(size_t n, const std::function<void(size_t)>& work, const std::function<bool(size_t)>& consume,
+                     size_t ahead) {
   if (pool_.empty()) {
     for (size_t i = 0; i < n; ++i) {
       work(i);
@@ -46,6 +47,7 @@ size_t SeedPool::run(size_t n, const std::function<void(size_t)>& work, const st
   std::unique_lock lk(mu_);
   work_ = &work;
   n_ = n, next_ = 0, consumed_ = 0, stop_ = false, active_ = true;
+  ahead_ = ahead ? ahead : threads_;
   finished_.assign(n, 0);
   wake_.notify_all();
   while (consumed_ < n) {

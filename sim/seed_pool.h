@@ -33,7 +33,10 @@ class SeedPool {
   unsigned threads() const { return threads_; }
   // Runs work(i) for i = 0 .. n-1 and consume(i) after work(i), in order of i;
   // consume returning false stops it. Returns how many jobs were consumed.
-  size_t run(size_t n, const std::function<void(size_t)>& work, const std::function<bool(size_t)>& consume);
+  // Workers start jobs at most `ahead` past the consumer (0: the thread count;
+  // SIZE_MAX: no limit, for jobs that all run anyway).
+  size_t run(size_t n, const std::function<void(size_t)>& work, const std::function<bool(size_t)>& consume,
+             size_t ahead = 0);
   // Jobs run but not consumed, over the pool's life (the price of parallelism).
   uint64_t wasted() const { return wasted_; }
 
@@ -49,7 +52,7 @@ class SeedPool {
   bool shutdown_ = false;
   bool active_ = false;  // a run() is in progress
   const std::function<void(size_t)>* work_ = nullptr;
-  size_t n_ = 0, next_ = 0, consumed_ = 0;
+  size_t n_ = 0, next_ = 0, consumed_ = 0, ahead_ = 0;
   bool stop_ = false;
   unsigned running_ = 0;
   std::vector<char> finished_;

@@ -234,3 +234,26 @@ TEST_CASE("capacity criterion: a profile without random stalls needs one exact r
     CHECK(c.p.low == c.p.high);
   }
 }
+
+TEST_CASE("capacity: several profiles searched at once give the answers of one by one", "[capacity][threads]") {
+  std::vector<Profile> ps = {builtin("rpi4-buster-ultrafit-exfat"), builtin("crio-9014"), builtin("usrp-2974")};
+  std::vector<const Profile*> ptrs;
+  std::vector<CapacityQuery> qs;
+  for (const auto& p : ps) {
+    CapacityQuery q;
+    q.base = recording(48000, 600);
+    q.base.format = FormatKind::W64;
+    ptrs.push_back(&p);
+    qs.push_back(q);
+  }
+  auto all = find_capacities(ptrs, qs, 3);
+  REQUIRE(all.size() == ps.size());
+  for (size_t i = 0; i < ps.size(); ++i) {
+    auto one = find_capacity(ps[i], qs[i]);
+    REQUIRE(one.ok());
+    REQUIRE(all[i].ok());
+    CHECK(all[i]->best == one->best);
+    CHECK(all[i]->runs == one->runs);
+    CHECK(all[i]->candidates.size() == one->candidates.size());
+  }
+}
