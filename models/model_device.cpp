@@ -7,6 +7,7 @@ namespace sd {
 
 ModelDevice::ModelDevice(const Profile& profile, ModelOptions opt)
     : syscall_s_(profile.params(Layer::Host).get("syscall_us") * 1e-6),
+      per_channel_s_(profile.params(Layer::Host).get("per_channel_us") * 1e-6),
       files_(profile.params(Layer::Filesystem).get("cluster_bytes"),
              profile.params(Layer::Filesystem).get("max_file_bytes"),
              opt.capacity_bytes >= 0 ? opt.capacity_bytes : profile.params(Layer::Device).get("capacity_bytes"),
@@ -42,6 +43,7 @@ Completion ModelDevice::submit(const Op& op, double now) {
       auto grant = files_.check_write(op.file, op.offset, op.bytes);
       if (grant.bytes == 0) return {t, grant.error, 0};
       files_.commit_write(op.file, op.offset, grant.bytes);
+      t += per_channel_s_ * op.channel_arrays;  // the application's library, before the kernel
       // A userspace driver works inside the call, before the page cache.
       t += fs_.driver_cost(grant.bytes);
       double done = (op.direct || !host_.enabled())

@@ -49,6 +49,7 @@ class ModelDevice final : public Device {
  private:
   static LayerParams device_params(const Profile& profile, const ModelOptions& opt);
   double syscall_s_;
+  double per_channel_s_;
   FileTable files_;
   DeviceLayer device_;
   FsLayer fs_;

@@ -30,6 +30,10 @@ const ParamSpec kTable[] = {
      "Rate at which a buffered write is copied into the page cache while there is room."},
     {Layer::Host, "syscall_us", Unit::Microseconds, 0.0, 0, 1e8,
      "CPU cost of one write or read call (OS plus the application's I/O library), per call."},
+    {Layer::Host, "per_channel_us", Unit::Microseconds, 0.0, 0, 1e8,
+     "CPU cost per channel array in one write call: an I/O library that handles each channel's data "
+     "separately (LabVIEW's TDMS writer, one waveform per channel) pays it once per channel; interleaved "
+     "frames are one array. Charged in simulate only: through mount the real application pays its own."},
     {Layer::Host, "writeback_chunk_bytes", Unit::Bytes, 1048576.0, 4096, 1e10,
      "Largest request the page-cache writeback sends down at once (contiguous dirty data merges)."},
 

@@ -126,6 +126,8 @@ bool Run::run_ops(const std::vector<FormatWrite>& ops) {
     while (done < w.bytes) {
       Op op{OpKind::Write, cfg_.first_file_id + w.file, w.offset + done, w.bytes - done, cfg_.direct};
       if (data) op.data = static_cast<const uint8_t*>(data) + done;
+      if (w.what == FormatWrite::What::Payload && done == 0)
+        op.channel_arrays = w.channel == kAllChannels ? cfg_.stream.channels : 1;
       Completion c = issue(op, w.file);
       done += c.bytes;
       if (w.what == FormatWrite::What::Payload) r_.payload_bytes += c.bytes;
