@@ -238,10 +238,11 @@ PauseScan scan_pauses(const Series& s) {
   PauseScan p;
   p.name = s.name;
   p.paced = is_paced(s);
-  std::vector<double> d, b, at;
+  std::vector<double> d, b, at, idle;
   double first = -1, last = 0;
   for (const auto& op : s.ops) {
     if (op.read || op.bytes == 0) continue;
+    idle.push_back(first < 0 ? 0 : std::max(0.0, op.start - last));
     if (first < 0) first = op.start;
     last = std::max(last, op.end);
     d.push_back(std::max(0.0, op.end - op.start)), b.push_back(static_cast<double>(op.bytes)), at.push_back(op.start);
@@ -263,7 +264,7 @@ PauseScan scan_pauses(const Series& s) {
   for (size_t i = 0; i < d.size(); ++i) {
     if (!sw.slow[i]) continue;
     if (p.merged && i > 0 && sw.slow[i - 1]) p.pauses.back().excess_s += d[i] - sw.expected[i];
-    else p.pauses.push_back({at[i] - first, d[i] - sw.expected[i]});
+    else p.pauses.push_back({at[i] - first, d[i] - sw.expected[i], idle[i]});
   }
   return p;
 }
@@ -271,19 +272,36 @@ PauseScan scan_pauses(const Series& s) {
 StallModelFit fit_stall_model(const std::vector<PauseScan>& scans) {
   StallModelFit f;
   f.traces = scans.size();
-  std::vector<double> x;  // ln(excess)
   double bytes = 0, seconds = 0;
+  size_t all = 0, busy = 0;  // pauses in every trace, in traces written flat out
   for (const auto& s : scans) {
-    for (const auto& p : s.pauses) x.push_back(std::log(std::max(p.excess_s, 1e-9)));
     bytes += s.bytes, seconds += s.seconds;
+    all += s.pauses.size();
+    if (!s.paced) busy += s.pauses.size();
   }
-  f.pauses = x.size();
+  // A paced writer idles between writes, so it meets a time-triggered pause
+  // partway through: its excess is the pause minus the idle time already
+  // passed (0..idle). Lengths come from flat-out traces when they hold enough
+  // pauses; otherwise paced pauses count with half their idle time added.
+  bool paced_lengths = busy < kTooFew;
+  auto length_of = [](const PauseScan& s, const Pause& p) {
+    return std::log(std::max(p.excess_s + (s.paced ? p.idle_before_s / 2 : 0), 1e-9));
+  };
+  std::vector<double> x;  // ln(length) of the pauses the durations rest on
+  for (const auto& s : scans)
+    if (paced_lengths || !s.paced)
+      for (const auto& p : s.pauses) x.push_back(length_of(s, p));
+  f.pauses = all;
   if (x.empty()) {
     f.why = fmt::format("no pauses in {:.0f} MB / {:.0f} s of writes ({} trace(s)): stall parameters left out (the "
                         "model's default is no stalls)", bytes / 1e6, seconds, scans.size());
     return f;
   }
   f.too_few = f.pauses < kTooFew;
+  if (paced_lengths && busy < all)
+    f.notes.push_back(fmt::format("stalls: {} pause(s) in flat-out traces: pause lengths also from paced traces, "
+                                  "each with half the idle time before it added (a time-triggered pause may have "
+                                  "begun while the writer idled)", busy));
 
   // Durations: one log-normal vs a two-population mixture, by BIC (a second
   // population must earn its 3 extra parameters by more than AIC asks: the
@@ -304,11 +322,11 @@ StallModelFit fit_stall_model(const std::vector<PauseScan>& scans) {
   f.ks = d, f.ks_p = p;
   f.family = model.size() == 2 ? "two-population mixture" : model[0].sd < 0.1 ? "nearly fixed length" : "log-normal";
   f.notes.push_back(fmt::format(
-      "stalls: {} pause(s) in {} trace(s) ({:.0f} MB, {:.0f} s); durations {} (BIC one log-normal {:.1f}{}); "
+      "stalls: {} pause(s) in {} trace(s) ({:.0f} MB, {:.0f} s); durations of {} {} (BIC one log-normal {:.1f}{}); "
       "goodness of fit: KS D = {:.3f}, p ≈ {:.2f} (n = {})",
-      f.pauses, scans.size(), bytes / 1e6, seconds, f.family, bic1,
+      f.pauses, scans.size(), bytes / 1e6, seconds, x.size(), f.family, bic1,
       bic2 < 1e299 ? fmt::format(", mixture {:.1f}", bic2) : std::string(x.size() < 10 ? ", mixture needs 10+" : ""),
-      d, p, f.pauses));
+      d, p, x.size()));
   if (f.too_few)
     f.notes.push_back(fmt::format("warning: only {} pause(s): too few to tell their distribution or arrivals; the "
                                   "stall parameters are a rough estimate (marked estimate = true): record longer, "
@@ -317,38 +335,49 @@ StallModelFit fit_stall_model(const std::vector<PauseScan>& scans) {
     f.notes.push_back(fmt::format("warning: the pause durations do not follow the fitted {} (KS p ≈ {:.3f})", f.family, p));
 
   // Each pause goes to its likelier population; arrivals per population.
+  auto population_of = [&](double v) {
+    size_t best = 0;
+    for (size_t j = 1; j < model.size(); ++j)
+      if (std::log(model[j].w) + norm_logpdf(v, model[j].mu, model[j].sd) >
+          std::log(model[best].w) + norm_logpdf(v, model[best].mu, model[best].sd))
+        best = j;
+    return best;
+  };
   for (size_t k = 0; k < model.size(); ++k) {
     StallPopulation pop;
-    std::vector<double> n, B, T, logs;
-    std::vector<double> gaps;  // start-to-start times within a trace
+    std::vector<double> n, B, T, logs, whole;  // whole: every trace's pauses, as measured
+    std::vector<double> gaps, busy_gaps;  // start-to-start times within a trace
     for (const auto& s : scans) {
       double count = 0, prev = -1;
       for (const auto& ps : s.pauses) {
-        double v = std::log(std::max(ps.excess_s, 1e-9));
-        size_t best = 0;
-        for (size_t j = 1; j < model.size(); ++j)
-          if (std::log(model[j].w) + norm_logpdf(v, model[j].mu, model[j].sd) >
-              std::log(model[best].w) + norm_logpdf(v, model[best].mu, model[best].sd))
-            best = j;
-        if (best != k) continue;
+        double v = length_of(s, ps);
+        if (population_of(v) != k) continue;
         ++count;
-        logs.push_back(v);
-        if (prev >= 0) gaps.push_back(ps.at_s - prev);
+        if (paced_lengths || !s.paced) logs.push_back(v);
+        whole.push_back(std::log(std::max(ps.excess_s, 1e-9)));
+        if (prev >= 0) (s.paced ? gaps : busy_gaps).push_back(ps.at_s - prev);
         prev = ps.at_s;
       }
       n.push_back(count), B.push_back(s.bytes), T.push_back(s.seconds);
     }
-    pop.pauses = logs.size();
+    if (busy_gaps.size() >= 4) gaps = busy_gaps;
+    else gaps.insert(gaps.end(), busy_gaps.begin(), busy_gaps.end());
+    pop.pauses = static_cast<size_t>(std::accumulate(n.begin(), n.end(), 0.0));
     if (logs.empty()) continue;
-    Component c = one_normal(logs);
-    double m = static_cast<double>(logs.size());
-    pop.median_ms = std::exp(c.mu) * 1e3;
-    pop.sigma = logs.size() > 1 ? c.sd * std::sqrt(m / (m - 1)) : 0;
-    if (pop.sigma <= 0.01) pop.sigma = 0;
-    pop.median_band = pop.median_ms * (std::exp(t95(std::max<size_t>(1, logs.size() - 1)) * pop.sigma / std::sqrt(m)) - 1);
-    pop.sigma_band = logs.size() > 1 ? 1.96 * pop.sigma / std::sqrt(2 * (m - 1)) : 0;
+    auto lengths = [&](const std::vector<double>& v) {
+      Component c = one_normal(v);
+      double m = static_cast<double>(v.size());
+      pop.median_ms = std::exp(c.mu) * 1e3;
+      pop.sigma = v.size() > 1 ? c.sd * std::sqrt(m / (m - 1)) : 0;
+      if (pop.sigma <= 0.01) pop.sigma = 0;
+      pop.median_band = pop.median_ms * (std::exp(t95(std::max<size_t>(1, v.size() - 1)) * pop.sigma / std::sqrt(m)) - 1);
+      pop.sigma_band = v.size() > 1 ? 1.96 * pop.sigma / std::sqrt(2 * (m - 1)) : 0;
+    };
+    lengths(logs);
     std::string who = model.size() == 2 ? fmt::format("population {} ({:.3g} ms)", k + 1, pop.median_ms) : "stalls";
     fit_arrivals(pop, n, B, T, f.notes, who);
+    // A byte-triggered pause lies wholly inside a write, paced or not: all of them measure its length.
+    if (pop.period_ms == 0 && whole.size() > logs.size()) lengths(whole);
     if (pop.period_ms > 0 && pop.interval_mb == 0 && gaps.size() >= 4) {
       // Regularity of time-triggered pauses: the coefficient of variation of
       // their spacing (0 periodic, 1 Poisson) is the model's jitter.

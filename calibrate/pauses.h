@@ -30,6 +30,7 @@ SlowWrites find_slow_writes(const std::vector<double>& duration, const std::vect
 struct Pause {
   double at_s = 0;      // start of the first slow write, seconds from the trace's start
   double excess_s = 0;  // summed excess over the baseline
+  double idle_before_s = 0;  // the writer's idle time before it (paced traces)
 };
 
 // The pauses of one trace and its exposure (bytes written, seconds spanned).
