@@ -11,6 +11,7 @@
 
 #include "calibrate/regimes.h"
 #include "calibrate/seek_fit.h"
+#include "calibrate/pauses.h"
 #include "models/profile.h"
 #include "models/units.h"
 
@@ -103,8 +104,8 @@ class Builder {
  public:
   explicit Builder(Calibration& c) : c_(c) {}
   void add(const std::string& key, double value, double band, double r2, size_t n, const std::string& method,
-           const std::string& from) {
-    c_.params.push_back({key, value, band, r2, n, method, from});
+           const std::string& from, bool estimate = false) {
+    c_.params.push_back({key, value, band, r2, n, method, from, estimate});
   }
 
  private:
@@ -171,6 +172,10 @@ Result<Calibration> calibrate_loaded(std::vector<Series> series, std::vector<Rat
     }
     bool has_writes = std::any_of(s.ops.begin(), s.ops.end(), [](const IoOp& op) { return !op.read; });
     if (!has_writes) continue;
+    if (!s.baseline && is_paced(s)) {  // writes at a pace: they inform the stalls only
+      paced.push_back(&s);
+      continue;
+    }
     if (!s.buffered && s.meta.count("direct") && s.meta.at("direct") == "0")
       c.notes.push_back(fmt::format("{}: buffered writes (direct=0): their times include the page cache; "
                                     "measure with --direct to see the device", base_name(s.name)));
@@ -258,28 +263,41 @@ Result<Calibration> calibrate_loaded(std::vector<Series> series, std::vector<Rat
                       "may have run inside it; a long sustained write settles it");
   }
 
-  // 3. Stalls: outliers of every direct write series.
-  std::vector<double> stalls;
-  double stall_bytes = 0;
-  for (auto* s : timelines) {
-    CleanWrites cw = s == tl ? tl_clean : clean_writes(s->ops);
-    stalls.insert(stalls.end(), cw.stall_s.begin(), cw.stall_s.end());
-    stall_bytes += cw.total_bytes;
-  }
-  for (auto* s : paced) {  // the pauses a recorder's writes meet
-    CleanWrites cw = clean_writes(s->ops);
-    stalls.insert(stalls.end(), cw.stall_s.begin(), cw.stall_s.end());
-    stall_bytes += cw.total_bytes;
-    timelines.push_back(s);  // named as a source below
-  }
-  if (!timelines.empty()) {
-    StallFit sf = fit_stalls(stalls, stall_bytes);
+  // 3. Stalls: the pauses of every sustained write and paced trace (calibrate/pauses.h).
+  std::vector<PauseScan> scans;
+  for (auto* s : timelines) scans.push_back(scan_pauses(*s));
+  for (auto* s : paced) scans.push_back(scan_pauses(*s));
+  if (!scans.empty()) {
+    StallModelFit sf = fit_stall_model(scans);
     std::string layer = stalls_in_fs ? "filesystem." : "device.";
+    c.notes.insert(c.notes.end(), sf.notes.begin(), sf.notes.end());
     if (sf.ok) {
-      std::string from = names(timelines);
-      out.add(layer + "stall_interval_mb", sf.interval_mb, sf.interval_band, 0, sf.stalls, "stall count per MB written", from);
-      out.add(layer + "stall_duration_ms", sf.median_ms, sf.median_band, 0, sf.stalls, "log-normal fit of stall excess", from);
-      out.add(layer + "stall_duration_sigma", sf.sigma, sf.sigma_band, 0, sf.stalls, "log-normal fit of stall excess", from);
+      std::vector<const Series*> used = timelines;
+      used.insert(used.end(), paced.begin(), paced.end());
+      std::string from = names(used);
+      bool rough = sf.too_few;
+      for (size_t k = 0; k < 2; ++k) {
+        std::string pre = layer + (k == 0 ? "stall_" : "stall2_");
+        if (k >= sf.pops.size()) {
+          for (const char* key : {"interval_mb", "period_ms", "duration_ms", "duration_sigma"})
+            out.add(pre + key, 0, 0, 0, sf.pauses, "pause fit: one population of pauses fits best (BIC)", from);
+          continue;
+        }
+        const StallPopulation& p = sf.pops[k];
+        std::string how = fmt::format("{}; population {} of {}, {} pauses", sf.method, k + 1, sf.pops.size(), p.pauses);
+        out.add(pre + "interval_mb", p.interval_mb, p.interval_band, 0, p.pauses,
+                p.interval_mb > 0 ? how : how + ": no byte-triggered arrivals", from, rough);
+        out.add(pre + "period_ms", p.period_ms, p.period_band, 0, p.pauses,
+                p.period_ms > 0 ? how : how + ": no time-triggered arrivals", from, rough);
+        out.add(pre + "duration_ms", p.median_ms, p.median_band, 0, p.pauses, how + ": median", from, rough);
+        out.add(pre + "duration_sigma", p.sigma, p.sigma_band, 0, p.pauses, how + ": sd of ln(duration)", from, rough);
+      }
+      if (std::any_of(sf.pops.begin(), sf.pops.end(), [](const StallPopulation& p) { return p.period_ms > 0; }))
+        out.add(layer + "stall_period_jitter", sf.jitter, sf.jitter_band, 0, sf.pauses,
+                sf.jitter_band > 0 ? "pause fit: coefficient of variation of the time between time-triggered pauses"
+                                   : "pause fit: too few time-triggered pauses in one trace to see their regularity: "
+                                     "assumed Poisson in time",
+                from, rough || sf.jitter_band == 0);
     } else {
       c.notes.push_back(sf.why);
     }

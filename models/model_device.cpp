@@ -45,7 +45,7 @@ Completion ModelDevice::submit(const Op& op, double now) {
       files_.commit_write(op.file, op.offset, grant.bytes);
       t += per_channel_s_ * op.channel_arrays;  // the application's library, before the kernel
       // A userspace driver works inside the call, before the page cache.
-      t += fs_.driver_cost(grant.bytes);
+      t += fs_.driver_cost(grant.bytes, t);
       double done = (op.direct || !host_.enabled())
                         ? fs_.write(op.file, op.offset, grant.bytes, t, files_.used_bytes())
                         : host_.write(op.file, op.offset, grant.bytes, t);
@@ -87,7 +87,7 @@ ModelState ModelDevice::state(double now) {
   s.fill = files_.capacity() > 0 ? s.used_bytes / files_.capacity() : 0;
   s.dirty_bytes = host_.enabled() ? host_.dirty_at(now) : 0;
   s.stalls = device_.stalls().count() + fs_.stalls().count();
-  s.stall_seconds = device_.stalls().total_seconds() + fs_.stalls().total_seconds();
+  s.stall_seconds = stall_seconds();
   s.device_free_at = device_.free_at();
   return s;
 }

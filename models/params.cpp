@@ -15,11 +15,27 @@ constexpr double kBig = 1e18;
 // controller both pause); one process implementation serves both (stalls.h).
 #define SD_STALL_ROWS(L, who)                                                                   \
   {L, "stall_interval_mb", Unit::MegaBytes, 0.0, 0, 1e9,                                        \
-   "Mean MB written between " who " stalls (exponentially distributed). 0 = no stalls."},      \
+   "Mean MB written between byte-triggered " who " stalls (flash garbage collection, "           \
+   "allocation; Poisson in bytes): a slow writer meets them less often per second. 0 = none."},  \
+  {L, "stall_period_ms", Unit::Milliseconds, 0.0, 0, 1e9,                                       \
+   "Mean time between time-triggered " who " stalls (a journal commit, a periodic flush): a "     \
+   "writer busy at that moment waits whatever its rate. 0 = none."},                             \
+  {L, "stall_period_jitter", Unit::Fraction, 0.0, 0, 1,                                         \
+   "Irregularity of time-triggered " who " stalls, both populations: 0 = strictly periodic "      \
+   "(random phase), 1 = Poisson in time."},                                                      \
   {L, "stall_duration_ms", Unit::Milliseconds, 0.0, 0, 1e6,                                     \
    "Median length of one " who " stall (log-normal)."},                                         \
   {L, "stall_duration_sigma", Unit::Ratio, 0.0, 0, 3,                                           \
-   "Spread of stall lengths: sigma of ln(duration). 0 = every stall lasts the median."}
+   "Spread of stall lengths: sigma of ln(duration). 0 = every stall lasts the median."},        \
+  {L, "stall2_interval_mb", Unit::MegaBytes, 0.0, 0, 1e9,                                       \
+   "Second population of " who " stalls (a two-population mixture): mean MB written between "    \
+   "its byte-triggered stalls. 0 = none."},                                                      \
+  {L, "stall2_period_ms", Unit::Milliseconds, 0.0, 0, 1e9,                                      \
+   "Second population: mean time between its time-triggered stalls. 0 = none."},                \
+  {L, "stall2_duration_ms", Unit::Milliseconds, 0.0, 0, 1e6,                                    \
+   "Second population: median stall length (log-normal)."},                                     \
+  {L, "stall2_duration_sigma", Unit::Ratio, 0.0, 0, 3,                                          \
+   "Second population: sigma of ln(duration). 0 = a fixed length."}
 
 const ParamSpec kTable[] = {
     // ---- host: the recording computer's OS ----

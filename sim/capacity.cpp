@@ -1,5 +1,7 @@
 #include "sim/capacity.h"
 
+#include "models/stalls.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -182,7 +184,7 @@ std::vector<uint32_t> default_probes(const CapacityResult& r, const std::vector<
 bool has_stalls(const Profile& p) {
   for (Layer l : {Layer::Filesystem, Layer::Device}) {
     const LayerParams& lp = p.params(l);
-    if (lp.get("stall_interval_mb") > 0 && lp.get("stall_duration_ms") > 0) return true;
+    if (StallProcess(lp, 0).enabled()) return true;
   }
   return false;
 }
