@@ -192,3 +192,39 @@ TEST_CASE("too few pauses: fitted, marked an estimate, with a warning", "[calibr
   REQUIRE(toml.ok());
   CHECK(toml->find("estimate = true") != std::string::npos);
 }
+
+TEST_CASE("time-triggered driver stalls block a userspace driver's writer; a kernel driver's hide behind the page cache",
+          "[stalls][model]") {
+  // 1 MiB buffered writes paced at 10 MB/s for 30 s on a 100 MB/s device with
+  // a 64 MB page cache; the driver pauses 300 ms every second.
+  auto slowest = [](bool userspace) {
+    Profile p;
+    p.name = "placement";
+    auto layer = [&](Layer l, const Params& kv) {
+      LayerProfile lp;
+      lp.name = "placement";
+      lp.params = LayerParams(l);
+      for (auto& [k, v] : kv) REQUIRE(lp.params.set(k, v, Origin::Profile).ok());
+      p.set_layer(std::move(lp));
+    };
+    layer(Layer::Host, {{"dirty_limit_bytes", 64e6}});
+    layer(Layer::Filesystem, {{"userspace", userspace ? 1 : 0}, {"stall_period_ms", 1000}, {"stall_duration_ms", 300}});
+    layer(Layer::Device, {{"sustained_mbps", 100}});
+    REQUIRE(p.finish().ok());
+    ModelDevice dev(p, ModelOptions{7});
+    dev.submit({OpKind::Create, 1, 0, 0}, 0);
+    double worst = 0, now = 0;
+    for (uint64_t i = 0; i < 300; ++i) {
+      double due = static_cast<double>(i) * 0.1;
+      now = std::max(now, due);
+      Completion c = dev.submit({OpKind::Write, 1, i << 20, 1 << 20, false}, now);
+      worst = std::max(worst, c.done - now);
+      now = c.done;
+    }
+    return worst;
+  };
+  double user = slowest(true), kernel = slowest(false);
+  INFO("slowest buffered write: userspace driver " << user << " s, kernel driver " << kernel << " s");
+  CHECK(user > 0.2);
+  CHECK(kernel < 0.01);
+}
