@@ -101,10 +101,6 @@ std::string best_text(CapacityTarget t, const CapacityResult& r) {
 
 std::string percent(double f) { return fmt::format("{:g} %", 100 * f); }
 
-// "P(>=1 overrun in 1 h 30 min) < 5 %"
-std::string criterion_text(const CapacityCriterion& c, double duration_s) {
-  return fmt::format("P(>=1 overrun in {}) < {}", format_duration(duration_s), percent(c.max_overrun_probability));
-}
 
 // "0/59 [0, 0.05]" or "0 (exact)"
 std::string stats_text(const CapacityResult& r, const CandidateStats& c) {

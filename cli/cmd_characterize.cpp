@@ -23,7 +23,7 @@ struct CharArgs {
   std::string path, out, budget = "4min", idle, keep_traces, name;
   RecordingArgs rec;
   bool fill = false, json = false, progress = false;
-  int seeds = 5;
+  CapacityCriterion criterion;
 };
 
 std::string value_text(const FoundParam& f) {
@@ -93,10 +93,9 @@ nlohmann::json to_json(const CharacterizeReport& r, const std::string& out) {
                    {"data_rate_bytes_per_s", r.headline_bytes_per_s},
                    {"sample_rate", r.capacity.found ? nlohmann::json(r.capacity.best) : nlohmann::json(nullptr)},
                    {"criterion", r.criterion},
-                   {"seeds", r.capacity.seeds_used},
-                   {"overrun_probability_upper_95", r.capacity.seeds_used > 1
-                                                        ? nlohmann::json(overrun_upper_bound(r.capacity.seeds_used))
-                                                        : nlohmann::json(nullptr)},
+                   {"seeds", r.capacity.at_best.seeds},
+                   {"seeds_with_overrun", r.capacity.at_best.seeds_with_overrun},
+                   {"overrun_probability_bounds", {r.capacity.at_best.p.low, r.capacity.at_best.p.high}},
                    {"limited_by", r.capacity.limited_by},
                    {"recorder",
                     {{"buffer_bytes", r.recorder.buffer_bytes},
@@ -126,7 +125,13 @@ Handler setup_characterize(CLI::App& sub) {
   sub.add_option("--buffer", a->rec.buffer, "Headline recorder: ring buffer (default 1MiB)");
   sub.add_option("--block", a->rec.block, "Headline recorder: bytes per write (default: half the buffer)");
   sub.add_option("-d,--duration", a->rec.duration, "Headline recorder: recording length (default 60s)");
-  sub.add_option("--seeds", a->seeds, "Headline: stall seeds per candidate rate (default 5)")->check(CLI::Range(1, 1000));
+  sub.add_option("--max-overrun-probability", a->criterion.max_overrun_probability,
+                 "Headline criterion: the highest rate at which P(>=1 overrun over the recording) stays below this "
+                 "(default 0.05, as capacity)")
+      ->check(CLI::Range(1e-6, 0.5));
+  sub.add_option("--seeds", a->criterion.max_seeds,
+                 "Headline: stall seeds per candidate rate at most (default 200; a candidate stops once settled)")
+      ->check(whole_number_check() & CLI::Range(1, 100000));
   sub.add_flag("--json", a->json, "Print the result as JSON");
   sub.add_flag("--progress", a->progress, "Show progress on stderr even when it is not a terminal");
   sub.footer(
@@ -151,7 +156,7 @@ Handler setup_characterize(CLI::App& sub) {
     cfg.sets = a->prof.sets;
     cfg.fill = a->fill;
     cfg.keep_traces = a->keep_traces;
-    cfg.seeds = a->seeds;
+    cfg.criterion = a->criterion;
     auto b = parse_duration(a->budget);
     if (!b || *b <= 0) return bad_input(fmt::format("--budget '{}': give a duration such as 4min or 300s", a->budget));
     cfg.budget_s = *b;

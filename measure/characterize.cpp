@@ -27,7 +27,6 @@
 
 namespace sd {
 
-double overrun_upper_bound(int n) { return n > 0 ? 1 - std::pow(0.05, 1.0 / n) : 1; }
 
 namespace {
 
@@ -632,7 +631,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
   CapacityQuery q;
   q.base = cfg.recorder;
   q.target = CapacityTarget::SampleRate;
-  q.seeds = cfg.seeds;
+  q.criterion = cfg.criterion;
   auto capr = find_capacity(*prof, q);
   if (!capr) return R::error(capr.message());
   rep.capacity = *capr;
@@ -649,13 +648,15 @@ R run_characterize(const CharacterizeConfig& cfg) {
           format_rate(rep.headline_bytes_per_s), format_rate(p.rate), format_duration(p.max_lag),
           format_size(waiting), format_size(static_cast<double>(cfg.recorder.buffer_bytes))));
   }
-  int n = std::max(1, capr->seeds_used);
-  rep.criterion = n > 1 ? fmt::format("clean = no overrun in any of {} seeded runs of {} (0 of {} overran: "
-                                      "P(>=1 overrun) below {:.0f} % at 95 % confidence)",
-                                      n, format_duration(cfg.recorder.duration_s), n, overrun_upper_bound(n) * 100)
-                        : fmt::format("clean = no overrun in a {} run; the profile has no random stalls, so "
-                                      "P(>=1 overrun) is 0 or 1",
-                                      format_duration(cfg.recorder.duration_s));
+  const CandidateStats& at = capr->at_best;
+  rep.criterion =
+      capr->stalls
+          ? fmt::format("clean = {}; at the headline {} of {} seeded runs overran: P(>=1 overrun) in [{:.3g}, {:.3g}] "
+                        "(Clopper-Pearson, {:g} % confidence)",
+                        criterion_text(cfg.criterion, cfg.recorder.duration_s), at.seeds_with_overrun, at.seeds,
+                        at.p.low, at.p.high, 100 * cfg.criterion.confidence)
+          : fmt::format("clean = no overrun in a {} run; the profile has no random stalls, so P(>=1 overrun) is 0 or 1",
+                        format_duration(cfg.recorder.duration_s));
   return rep;
 }
 

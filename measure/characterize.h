@@ -60,7 +60,7 @@ struct CharacterizeConfig {
   std::string keep_traces;          // directory to keep the traces in ("" none)
   std::string name = "characterized";
   RecorderConfig recorder;          // the headline's recorder (its sample rate is searched)
-  int seeds = 5;                    // for the headline's capacity search
+  CapacityCriterion criterion;      // the headline's capacity criterion (sim/capacity.h)
   std::function<void(const CharacterizeProgress&)> progress;
   const std::atomic<bool>* cancel = nullptr;  // default: measure/cleanup's flag
 };
@@ -111,6 +111,5 @@ Result<CharacterizeReport> run_characterize(const CharacterizeConfig& cfg);
 
 // The upper end of a 95 % interval on P(>=1 overrun) after `clean` of `n` runs
 // were clean (Clopper-Pearson; 0 of n failed -> 1 - 0.05^(1/n)).
-double overrun_upper_bound(int n);
 
 }  // namespace sd

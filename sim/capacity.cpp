@@ -1,5 +1,9 @@
 #include "sim/capacity.h"
 
+#include <fmt/format.h>
+
+#include "models/units.h"
+
 #include "models/stalls.h"
 
 #include <algorithm>
@@ -301,6 +305,14 @@ std::vector<Result<CapacityResult>> find_capacities(const std::vector<const Prof
   std::vector<Result<CapacityResult>> results;
   for (auto& r : out) results.push_back(std::move(*r));
   return results;
+}
+
+}  // namespace sd
+
+namespace sd {
+
+std::string criterion_text(const CapacityCriterion& c, double duration_s) {
+  return fmt::format("P(>=1 overrun in {}) < {:g} %", format_duration(duration_s), 100 * c.max_overrun_probability);
 }
 
 }  // namespace sd

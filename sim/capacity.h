@@ -103,6 +103,9 @@ struct CapacityResult {
 // True if any layer of the profile has random stalls (seeds matter).
 bool has_stalls(const Profile& p);
 
+// The criterion in words, for tables and JSON: "P(>=1 overrun in 1 h 30 min) < 5 %".
+std::string criterion_text(const CapacityCriterion& c, double duration_s);
+
 // Checks the criterion's numbers; messages name the option.
 Status check_criterion(const CapacityCriterion& c);
 

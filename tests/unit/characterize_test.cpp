@@ -248,7 +248,3 @@ TEST_CASE("mountinfo lines: fstype and mount point, FUSE types recognised", "[ch
   CHECK_FALSE(root.userspace);
 }
 
-TEST_CASE("overrun bound: 0 of n clean runs bounds P(>=1 overrun)", "[characterize]") {
-  CHECK(overrun_upper_bound(5) == Approx(0.4507).epsilon(0.001));
-  CHECK(overrun_upper_bound(59) == Approx(0.0495).epsilon(0.01));
-}
