@@ -6,7 +6,7 @@
 #
 # Usage (as root, from the repository root, after building):
 #   bench/rig_truth.sh truth   [--rigs "cliff stalls fuse hostcache"] [--buffers "1MiB 4MiB"]
-#                              [--duration 60s] [--repeats 3] [--out bench/rig_truth.out]
+#                              [--duration 60s] [--repeats 3] [--out bench/rig_truth.run]
 #   bench/rig_truth.sh predict [--rigs ...] [--buffers ...] [--duration 60s] [--out ...]
 #   bench/rig_truth.sh table   [--out ...]          # markdown: truth vs prediction
 #   bench/rig_truth.sh all     [...]                # truth, predict, table
@@ -26,7 +26,7 @@ root=$PWD
 STREAMDISK=${STREAMDISK:-$root/build/cli/streamdisk}
 die() { echo "rig_truth.sh: $*" >&2; exit 2; }
 mode=${1:-}; shift || true
-rigs="cliff stalls fuse hostcache" buffers="1MiB 4MiB" duration=60s repeats=3 out=bench/rig_truth.out
+rigs="cliff stalls fuse hostcache" buffers="1MiB 4MiB" duration=60s repeats=3 out=bench/rig_truth.run
 block=256KiB
 while [ $# -gt 0 ]; do
   case "$1" in
