@@ -547,8 +547,9 @@ R run_characterize(const CharacterizeConfig& cfg) {
   std::string how = rep.fs.how + (rep.fs.fstype.empty() ? "" : ", " + rep.fs.fstype);
   cal.params.push_back({"filesystem.userspace", rep.fs.userspace ? 1.0 : 0.0, 0, 0, 0, "detected", how});
   if (rep.fs.userspace)  // a userspace driver's pauses land inside the writer's call
-    for (const char* k : {"stall_interval_mb", "stall_duration_ms", "stall_duration_sigma"})
-      if (auto* e = find_estimate(cal, std::string("device.") + k)) e->key = std::string("filesystem.") + k;
+    for (auto& e : cal.params)
+      if (e.key.starts_with("device.stall") && find_param(Layer::Filesystem, e.key.substr(7)))
+        e.key = "filesystem." + e.key.substr(7);
   if (rep.total_bytes > 0 && t.real)
     cal.params.push_back({"device.capacity_bytes", rep.total_bytes, 0, 0, 0, "statvfs of the filesystem", rep.target});
   else if (t.model && t.model->files().capacity() > 0)

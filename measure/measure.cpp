@@ -255,6 +255,7 @@ R run_measure(const MeasureConfig& in) {
     }
     cleanup::install();
   }
+  const bool direct_flag = c.direct && (!real || real->direct_works());
   env.progress = c.progress;
   env.cancel = c.cancel ? c.cancel : (real ? cleanup::cancel_flag() : nullptr);
   TraceWriter trace;
@@ -262,7 +263,10 @@ R run_measure(const MeasureConfig& in) {
     Status st = trace.open(c.trace_path, {{"tool", "streamdisk measure"},
                                           {"sweep", std::string(sweep_name(c.sweep))},
                                           {"target", out.target},
-                                          {"direct", out.direct_used ? "1" : "0"},
+                                          // direct: opened with O_DIRECT (accepted); userspace: a FUSE
+                                          // filesystem, where that does not bypass the driver's caching
+                                          {"direct", direct_flag ? "1" : "0"},
+                                          {"userspace", real && real->fs().userspace ? "1" : "0"},
                                           {"fsync", out.fsync},
                                           {"command", c.command_line}});
     if (!st.ok()) return R::error(st.message());
