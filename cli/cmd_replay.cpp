@@ -1,6 +1,7 @@
 // streamdisk replay TRACE --profile P [--profile Q ...] | --target DIR
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -130,15 +131,20 @@ void print_human(const OpList& ops, const ReplayArgs& a, const ReplayOptions& o,
                                                  ms(o.tolerance_s)));
   size_t w = 6;
   for (const auto& r : rows) w = std::max(w, r.name.size() + (r.kind == "path" ? 5 : 0));
-  fmt::print("{:<{}} {:>10} {:>10} {:>10} {:>10} {:>11} {:>7} {:>11} {:>7} {:>8}\n", "device", w, "finished",
-             "write p50", "write p99", "write max", "behind max", "stalls", "buffer need", "failed", "kept up");
+  // The "failed" column appears when an operation failed somewhere (then a
+  // line per device below names the first error).
+  bool any_failed = std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.s.failed_ops > 0; });
+  auto failed_cell = [&](const std::string& v) { return any_failed ? fmt::format(" {:>7}", v) : std::string(); };
+  fmt::print("{:<{}} {:>10} {:>10} {:>10} {:>10} {:>11} {:>7} {:>11}{} {:>8}\n", "device", w, "finished",
+             "write p50", "write p99", "write max", "behind max", "stalls", "buffer need", failed_cell("failed"),
+             "kept up");
   for (const auto& r : rows) {
     const ReplayStats& s = r.s;
     std::string name = r.kind == "path" ? "path " + r.name : r.name;
-    fmt::print("{:<{}} {:>10} {:>10} {:>10} {:>10} {:>11} {:>7} {:>11} {:>7} {:>8}\n", name, w,
+    fmt::print("{:<{}} {:>10} {:>10} {:>10} {:>10} {:>11} {:>7} {:>11}{} {:>8}\n", name, w,
                ms(s.completion_s), ms(s.write_latency_s[0]), ms(s.write_latency_s[2]), ms(s.write_latency_s[4]),
                a.afap ? "-" : ms(s.max_behind_s), r.kind == "path" ? "-" : std::to_string(s.stalls),
-               a.afap ? "-" : format_size(s.needed_buffer_bytes), s.failed_ops,
+               a.afap ? "-" : format_size(s.needed_buffer_bytes), failed_cell(std::to_string(s.failed_ops)),
                !s.kept_up ? "-" : *s.kept_up ? "yes" : fmt::format("NO{}", s.overruns ? fmt::format(" ({})", s.overruns) : ""));
   }
   for (const auto& r : rows)
@@ -153,7 +159,7 @@ void print_human(const OpList& ops, const ReplayArgs& a, const ReplayOptions& o,
         .push_back(r.s.failed_ops ? fmt::format("{} ({} failed operations)", r.name, r.s.failed_ops) : r.name);
   fmt::print("\nVerdict: {} of {} would have kept up with this recorder{}{}.\n", ok.size(), rows.size(),
              ok.empty() ? "" : ": " + fmt::format("{}", fmt::join(ok, ", ")),
-             late.empty() ? "" : fmt::format("; did not: {}", fmt::join(late, ", ")));
+             late.empty() ? "" : fmt::format("; {}: {}", any_failed ? "too slow or failing" : "too slow", fmt::join(late, ", ")));
 }
 
 Status parse_options(const ReplayArgs& a, ReplayOptions& o) {
