@@ -7,7 +7,8 @@ cd "$(dirname "$0")"
 
 packages=(cmake ninja-build g++ pkg-config libfuse3-dev fuse3 libeigen3-dev libtomlplusplus-dev catch2
           libfmt-dev libcli11-dev nlohmann-json3-dev fio strace sox python3 chromium
-          jq sndfile-programs libsndfile1-dev)
+          jq sndfile-programs libsndfile1-dev clang-14 libclang-rt-14-dev
+          nbdkit libnbd-bin exfat-fuse exfatprogs ntfs-3g e2fsprogs)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -34,7 +35,12 @@ case "${1:-demo}" in
         -r 48k -b 16 -f w64 --buffer 1MiB -d 1.5h
     ;;
   test)
-    ctest --test-dir build --output-on-failure -j"$(nproc)"
+    rc=0
+    ctest --test-dir build --output-on-failure -j"$(nproc)" || rc=1
+    # README "Reliability": every reader's fuzz target for 20 s (ASan + UBSan,
+    # clang-14, build-asan).
+    tests/fuzz/run.sh 20 || rc=1
+    exit $rc
     ;;
   *)
     echo "usage: ./run.sh [test]" >&2

@@ -9,7 +9,11 @@
 
 #include <fmt/format.h>
 
+#include "calibrate/regimes.h"
+#include "calibrate/seek_fit.h"
+#include "calibrate/pauses.h"
 #include "models/profile.h"
+#include "models/units.h"
 
 namespace sd::cal {
 namespace {
@@ -54,14 +58,10 @@ bool is_fill(const Series& s) {
   return false;
 }
 
+// Checked when the trace was read (series_from_trace): absent or valid.
 double meta_num(const Series& s, const char* key, double dflt) {
-  auto it = s.meta.find(key);
-  if (it == s.meta.end()) return dflt;
-  try {
-    return std::stod(it->second);
-  } catch (...) {
-    return dflt;
-  }
+  auto v = meta_number(s.meta, key, s.name, 1e17);
+  return v && *v ? **v : dflt;
 }
 
 struct Work {
@@ -104,8 +104,8 @@ class Builder {
  public:
   explicit Builder(Calibration& c) : c_(c) {}
   void add(const std::string& key, double value, double band, double r2, size_t n, const std::string& method,
-           const std::string& from) {
-    c_.params.push_back({key, value, band, r2, n, method, from});
+           const std::string& from, bool estimate = false) {
+    c_.params.push_back({key, value, band, r2, n, method, from, estimate});
   }
 
  private:
@@ -119,11 +119,19 @@ std::string names(const std::vector<const Series*>& v) {
 }
 
 // The block-size sweep: per-op points from traces, else aggregate rates.
-SweepFit sweep_from(const std::vector<const Series*>& series, const std::vector<RatePoint>& rates) {
+// A sweep that crossed the write-cache cliff is fitted on one regime only
+// (calibrate/regimes.h); `notes` says which points were used.
+SweepFit sweep_from(const std::vector<const Series*>& series, const std::vector<RatePoint>& rates,
+                    std::vector<std::string>* notes = nullptr) {
   std::vector<double> x, y;
-  for (auto* s : series)
+  for (auto* s : series) {
+    std::vector<IoOp> writes;
     for (const auto& op : s->ops)
-      if (!op.read && op.bytes > 0) x.push_back(static_cast<double>(op.bytes)), y.push_back(op.end - op.start);
+      if (!op.read && op.bytes > 0) writes.push_back(op);
+    SweepRegimes reg = sweep_regimes(writes);
+    if (reg.cliff && notes) notes->push_back(fmt::format("{}: {}", base_name(s->name), regimes_text(reg)));
+    for (size_t i : reg.keep) x.push_back(static_cast<double>(writes[i].bytes)), y.push_back(writes[i].end - writes[i].start);
+  }
   if (!x.empty()) return fit_block_sweep(x, y);
   return fit_block_sweep_rates(rates);
 }
@@ -149,10 +157,25 @@ Result<Calibration> calibrate_loaded(std::vector<Series> series, std::vector<Rat
 
   // Sort the series by what they can inform.
   std::vector<const Series*> sweeps, base_sweeps, timelines, buffered;
+  // Paced writes (a recorder's pace: their pauses are stalls) and the
+  // interleaved-files sweep (seek penalty), as `streamdisk characterize` writes them.
+  std::vector<const Series*> paced, one_file, interleaved;
   for (const auto& s : w.series) {
     read_points(s, w.rates);
+    if (meta_of(s, "sweep") == "paced") {
+      paced.push_back(&s);
+      continue;
+    }
+    if (meta_of(s, "sweep") == "interleaved") {
+      (meta_of(s, "phase") == "interleaved" ? interleaved : one_file).push_back(&s);
+      continue;
+    }
     bool has_writes = std::any_of(s.ops.begin(), s.ops.end(), [](const IoOp& op) { return !op.read; });
     if (!has_writes) continue;
+    if (!s.baseline && is_paced(s)) {  // writes at a pace: they inform the stalls only
+      paced.push_back(&s);
+      continue;
+    }
     if (!s.buffered && s.meta.count("direct") && s.meta.at("direct") == "0")
       c.notes.push_back(fmt::format("{}: buffered writes (direct=0): their times include the page cache; "
                                     "measure with --direct to see the device", base_name(s.name)));
@@ -160,6 +183,8 @@ Result<Calibration> calibrate_loaded(std::vector<Series> series, std::vector<Rat
     else if (block_sizes(s) >= 3) (s.baseline ? base_sweeps : sweeps).push_back(&s);
     else if (!s.baseline) timelines.push_back(&s);
   }
+
+  if (Status st = check_read_fit_cost(w.rates); !st.ok()) return st;
 
   // A sweep may come as one file per block size (fio writes a log per job):
   // pool single-size files when together they cover 3+ sizes.
@@ -179,7 +204,7 @@ Result<Calibration> calibrate_loaded(std::vector<Series> series, std::vector<Rat
 
   // 1. Per-op overhead and bandwidth (device; the baseline filesystem's sweep if given).
   const auto& dev_sweeps = base_sweeps.empty() ? sweeps : base_sweeps;
-  SweepFit sweep = sweep_from(dev_sweeps, w.rates);
+  SweepFit sweep = sweep_from(dev_sweeps, w.rates, &c.notes);
   double t0 = 0, t0_band = 0;
   std::string sweep_from_names = dev_sweeps.empty() ? "rate tables" : names(dev_sweeps);
   if (sweep.ok) {
@@ -194,9 +219,13 @@ Result<Calibration> calibrate_loaded(std::vector<Series> series, std::vector<Rat
 
   // 2. Burst cache, sustained rate, recovery: the longest sustained write.
   // (A fill sweep's slowdown near full is not a cache running out: prefer others.)
+  // Longest by writes (a read test's file is written once, then read many times).
+  auto writes_in = [](const Series* s) {
+    return std::count_if(s->ops.begin(), s->ops.end(), [](const IoOp& op) { return !op.read; });
+  };
   const Series* tl = nullptr;
   for (auto* s : timelines)
-    if (!tl || (is_fill(*tl) && !is_fill(*s)) || (is_fill(*tl) == is_fill(*s) && s->ops.size() > tl->ops.size())) tl = s;
+    if (!tl || (is_fill(*tl) && !is_fill(*s)) || (is_fill(*tl) == is_fill(*s) && writes_in(s) > writes_in(tl))) tl = s;
   TimelineFit timeline;
   CleanWrites tl_clean;
   if (tl) {
@@ -234,28 +263,48 @@ Result<Calibration> calibrate_loaded(std::vector<Series> series, std::vector<Rat
                       "may have run inside it; a long sustained write settles it");
   }
 
-  // 3. Stalls: outliers of every direct write series.
-  std::vector<double> stalls;
-  double stall_bytes = 0;
-  for (auto* s : timelines) {
-    CleanWrites cw = s == tl ? tl_clean : clean_writes(s->ops);
-    stalls.insert(stalls.end(), cw.stall_s.begin(), cw.stall_s.end());
-    stall_bytes += cw.total_bytes;
-  }
-  if (!timelines.empty()) {
-    StallFit sf = fit_stalls(stalls, stall_bytes);
+  // 3. Stalls: the pauses of every sustained write and paced trace (calibrate/pauses.h).
+  std::vector<PauseScan> scans;
+  for (auto* s : timelines) scans.push_back(scan_pauses(*s));
+  for (auto* s : paced) scans.push_back(scan_pauses(*s));
+  if (!scans.empty()) {
+    StallModelFit sf = fit_stall_model(scans);
     std::string layer = stalls_in_fs ? "filesystem." : "device.";
+    c.notes.insert(c.notes.end(), sf.notes.begin(), sf.notes.end());
     if (sf.ok) {
-      std::string from = names(timelines);
-      out.add(layer + "stall_interval_mb", sf.interval_mb, sf.interval_band, 0, sf.stalls, "stall count per MB written", from);
-      out.add(layer + "stall_duration_ms", sf.median_ms, sf.median_band, 0, sf.stalls, "log-normal fit of stall excess", from);
-      out.add(layer + "stall_duration_sigma", sf.sigma, sf.sigma_band, 0, sf.stalls, "log-normal fit of stall excess", from);
+      std::vector<const Series*> used = timelines;
+      used.insert(used.end(), paced.begin(), paced.end());
+      std::string from = names(used);
+      bool rough = sf.too_few;
+      for (size_t k = 0; k < 2; ++k) {
+        std::string pre = layer + (k == 0 ? "stall_" : "stall2_");
+        if (k >= sf.pops.size()) {
+          for (const char* key : {"interval_mb", "period_ms", "duration_ms", "duration_sigma"})
+            out.add(pre + key, 0, 0, 0, sf.pauses, "pause fit: one population of pauses fits best (BIC)", from);
+          continue;
+        }
+        const StallPopulation& p = sf.pops[k];
+        std::string how = fmt::format("{}; population {} of {}, {} pauses", sf.method, k + 1, sf.pops.size(), p.pauses);
+        out.add(pre + "interval_mb", p.interval_mb, p.interval_band, 0, p.pauses,
+                p.interval_mb > 0 ? how : how + ": no byte-triggered arrivals", from, rough);
+        out.add(pre + "period_ms", p.period_ms, p.period_band, 0, p.pauses,
+                p.period_ms > 0 ? how : how + ": no time-triggered arrivals", from, rough);
+        out.add(pre + "duration_ms", p.median_ms, p.median_band, 0, p.pauses, how + ": median", from, rough);
+        out.add(pre + "duration_sigma", p.sigma, p.sigma_band, 0, p.pauses, how + ": sd of ln(duration)", from, rough);
+      }
+      if (std::any_of(sf.pops.begin(), sf.pops.end(), [](const StallPopulation& p) { return p.period_ms > 0; }))
+        out.add(layer + "stall_period_jitter", sf.jitter, sf.jitter_band, 0, sf.pauses,
+                sf.jitter_band > 0 ? "pause fit: coefficient of variation of the time between time-triggered pauses"
+                                   : "pause fit: too few time-triggered pauses in one trace to see their regularity: "
+                                     "assumed Poisson in time",
+                from, rough || sf.jitter_band == 0);
     } else {
       c.notes.push_back(sf.why);
     }
   }
 
   // 4. Fill level: a series that ran into ENOSPC (or says its capacity).
+  std::erase_if(timelines, [](const Series* s) { return meta_of(*s, "sweep") == "paced"; });
   for (auto* s : timelines) {
     CleanWrites cw = s == tl ? tl_clean : clean_writes(s->ops);
     double prefill = meta_num(*s, "prefill_bytes", 0);
@@ -276,6 +325,20 @@ Result<Calibration> calibrate_loaded(std::vector<Series> series, std::vector<Rat
       c.notes.push_back(fmt::format("fill sweep {}: {}", base_name(s->name), ff.why));
     }
     break;
+  }
+
+  // 4b. Seek penalty: the interleaved-files sweep against its one-file reference.
+  if (!one_file.empty() && !interleaved.empty()) {
+    SeekFit sf = fit_seek_penalty(*one_file.front(), *interleaved.front());
+    std::string from = base_name(one_file.front()->name) + " vs " + base_name(interleaved.front()->name);
+    if (!sf.ok)
+      c.notes.push_back("seek penalty: " + sf.why);
+    else if (sf.penalty_s > sf.band)
+      out.add("device.seek_penalty_us", sf.penalty_s * 1e6, sf.band * 1e6, 0, sf.points,
+              "interleaved files vs one file (median time per write)", from);
+    else
+      c.notes.push_back(fmt::format("seek penalty: none above the noise ({:.3g} ± {:.3g} us per write, {})",
+                                    sf.penalty_s * 1e6, sf.band * 1e6, from));
   }
 
   // 5. Host page cache: buffered writes.

@@ -1,5 +1,7 @@
 #include "calibrate/groups.h"
 
+#include "calibrate/pauses.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -8,24 +10,6 @@
 
 namespace sd::cal {
 namespace {
-
-// Rolling median of `v` over a centred window of `w` points.
-std::vector<double> rolling_median(const std::vector<double>& v, size_t w) {
-  std::vector<double> out(v.size()), buf;
-  size_t half = w / 2;
-  for (size_t i = 0; i < v.size(); ++i) {
-    size_t lo = i > half ? i - half : 0, hi = std::min(v.size(), i + half + 1);
-    if (hi - lo < w && v.size() >= w) {  // keep the window full at the ends
-      if (lo == 0) hi = w;
-      else lo = v.size() - w;
-    }
-    buf.assign(v.begin() + static_cast<long>(lo), v.begin() + static_cast<long>(hi));
-    auto mid = buf.begin() + static_cast<long>(buf.size() / 2);
-    std::nth_element(buf.begin(), mid, buf.end());  // upper median: windows are odd-sized
-    out[i] = *mid;
-  }
-  return out;
-}
 
 struct MeanBand {
   double mean = 0, band = 0;
@@ -59,22 +43,17 @@ CleanWrites clean_writes(const std::vector<IoOp>& ops, bool smooth) {
     prev_end = op.end;
     w.last_error = op.error;
   }
-  if (!smooth || w.duration.size() < 20) return w;
-  // Durations per byte, so a last short write does not look like a stall.
-  std::vector<double> per(w.duration.size());
-  for (size_t i = 0; i < per.size(); ++i) per[i] = w.duration[i] / w.bytes[i];
-  std::vector<double> base = rolling_median(per, 51);
-  std::vector<double> rel(per.size());
-  for (size_t i = 0; i < per.size(); ++i) rel[i] = base[i] > 0 ? per[i] / base[i] - 1 : 0;
-  double scale = 1.4826 * mad(rel, median(rel));
-  // A stall is far outside the ordinary jitter, and at least a quarter of an op.
-  double limit = std::max(8 * scale, 0.25);
-  for (size_t i = 0; i < per.size(); ++i)
-    if (rel[i] > limit) {
-      double expected = base[i] * w.bytes[i];
-      w.stall_s.push_back(w.duration[i] - expected);
-      w.duration[i] = expected;
-    }
+  if (!smooth) return w;
+  // Pauses (calibrate/pauses.h) are replaced by the baseline; consecutive slow
+  // writes are one pause.
+  SlowWrites sw = find_slow_writes(w.duration, w.bytes);
+  for (size_t i = 0; i < w.duration.size(); ++i) {
+    if (!sw.slow[i]) continue;
+    double excess = w.duration[i] - sw.expected[i];
+    if (i > 0 && sw.slow[i - 1]) w.stall_s.back() += excess;
+    else w.stall_s.push_back(excess);
+    w.duration[i] = sw.expected[i];
+  }
   return w;
 }
 
@@ -299,34 +278,6 @@ FillFit fit_fill(const CleanWrites& w, double prefill, double capacity, double s
   f.floor = std::max(0.001, at_full / at_knee);
   f.floor_band = f.floor * 1.96 * std::hypot(se_knee / at_knee, se_full / at_full);
   f.r2 = two.r2;
-  return f;
-}
-
-StallFit fit_stalls(const std::vector<double>& stall_s, double bytes_written) {
-  StallFit f;
-  f.stalls = stall_s.size();
-  f.mb_written = bytes_written / 1e6;
-  if (f.stalls < 5) {
-    f.why = f.stalls == 0 ? fmt::format("no stalls in {:.0f} MB of writes: stall parameters left out (the model's "
-                                        "default is no stalls)", f.mb_written)
-                          : fmt::format("{} stall(s) in {:.0f} MB of writes: too few to fit their distributions",
-                                        f.stalls, f.mb_written);
-    return f;
-  }
-  double n = static_cast<double>(f.stalls);
-  std::vector<double> logs;
-  for (double s : stall_s) logs.push_back(std::log(std::max(s, 1e-9)));
-  MeanBand m = mean_band(logs);
-  double var = 0;
-  for (double l : logs) var += (l - m.mean) * (l - m.mean);
-  double sigma = std::sqrt(var / (n - 1));
-  f.ok = true;
-  f.interval_mb = f.mb_written / n;  // maximum likelihood for a Poisson process in bytes
-  f.interval_band = f.interval_mb * 1.96 / std::sqrt(n);
-  f.median_ms = std::exp(m.mean) * 1e3;
-  f.median_band = f.median_ms * (std::exp(m.band) - 1);
-  f.sigma = sigma;
-  f.sigma_band = 1.96 * sigma / std::sqrt(2 * (n - 1));
   return f;
 }
 

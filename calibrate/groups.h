@@ -22,6 +22,7 @@ struct Estimate {
   size_t points = 0;
   std::string method;  // "block-size sweep", ...
   std::string from;    // the inputs it came from
+  bool estimate = false;  // too little data to trust: the profile marks it `estimate = true`
 };
 
 // --- writes: per-op durations with stalls separated out ---------------------
@@ -31,12 +32,12 @@ struct CleanWrites {
   std::vector<double> bytes;      // per op
   std::vector<double> duration;   // stall-free duration (s)
   std::vector<double> gap_before; // idle time before the op (s)
-  std::vector<double> stall_s;    // excess of each detected stall (s)
+  std::vector<double> stall_s;    // excess of each pause (s; calibrate/pauses.h)
   double total_bytes = 0;
   int last_error = 0;
 };
 // Flags ops far slower than their neighbours (robust rolling baseline) as
-// stalls and replaces them by the baseline. `smooth` false keeps durations as
+// pauses (calibrate/pauses.h) and replaces them by the baseline. `smooth` false keeps durations as
 // they are (buffered writes: throttled waits are not stalls).
 CleanWrites clean_writes(const std::vector<IoOp>& ops, bool smooth = true);
 
@@ -95,17 +96,5 @@ struct FillFit {
   std::string why;
 };
 FillFit fit_fill(const CleanWrites& w, double prefill, double capacity, double skip_bytes, double overhead_s);
-
-// Stalls: exponential interval in MB written, log-normal duration.
-struct StallFit {
-  bool ok = false;
-  double interval_mb = 0, interval_band = 0;
-  double median_ms = 0, median_band = 0;
-  double sigma = 0, sigma_band = 0;
-  size_t stalls = 0;
-  double mb_written = 0;
-  std::string why;
-};
-StallFit fit_stalls(const std::vector<double>& stall_s, double bytes_written);
 
 }  // namespace sd::cal

@@ -46,7 +46,7 @@ struct RatePoint {
 Result<Series> load_native_trace(const std::string& path);
 Result<Series> series_from_trace(const Trace& t, const std::string& name);
 // fio write_lat_log / clat log, fio 3.33 column order (see
-// ../shared/research/formats-and-logs.md): time_ms, value_ns, ddir, bs,
+// docs/calibrate.md): time_ms, value_ns, ddir, bs,
 // [offset], prio[, issue_time_ns]. Needs per-I/O rows (no log_avg_msec).
 Result<Series> load_fio_lat_log(const std::string& path);
 Result<Series> parse_fio_lat_log(std::istream& in, const std::string& name);

@@ -45,7 +45,8 @@ void write_layer(std::string& out, const Calibration& c, Layer l, bool single) {
     auto it = std::find_if(c.params.begin(), c.params.end(), [&](const Estimate& e) { return e.key == key; });
     if (it == c.params.end()) continue;
     out += fmt::format("{} = {{ value = {}, source = {}{} }}\n", spec->key, number(*spec, it->value),
-                       toml_string(source_text(*it)), it->method.starts_with("base profile") ? ", estimate = true" : "");
+                       toml_string(source_text(*it)),
+                       it->method.starts_with("base profile") || it->estimate ? ", estimate = true" : "");
   }
   bool header = false;
   for (const auto& m : c.missing)
@@ -59,6 +60,10 @@ void write_layer(std::string& out, const Calibration& c, Layer l, bool single) {
 }  // namespace
 
 std::string sweep_for(Layer layer, std::string_view key) {
+  static constexpr const char* kStallSweep =
+      "a long sustained write and paced writes at a few rates, with per-write latencies (pauses are their "
+      "outliers; the pause fit left this out)";
+  static constexpr const char* kFsStallSweep = "a sustained write and paced writes with --layer filesystem";
   static const std::pair<const char*, const char*> kSweeps[] = {
       {"device.capacity_bytes", "a fill sweep written until ENOSPC (or `# capacity_bytes=` in its trace)"},
       {"device.sustained_mbps", "a sustained-write timeline (or a block-size sweep)"},
@@ -66,12 +71,18 @@ std::string sweep_for(Layer layer, std::string_view key) {
       {"device.burst_mbps", "a sustained write long enough to exhaust the write cache"},
       {"device.recover_mbps", "a sustained write with idle gaps after the cache is full"},
       {"device.op_overhead_us", "a block-size sweep (3+ block sizes, direct writes)"},
-      {"device.seek_penalty_us", "an interleaved-files sweep (not fitted by this version)"},
+      {"device.seek_penalty_us", "an interleaved-files sweep (streamdisk characterize writes one)"},
       {"device.fill_knee", "a fill sweep (write until ENOSPC)"},
       {"device.fill_floor", "a fill sweep (write until ENOSPC)"},
-      {"device.stall_interval_mb", "a long sustained write with per-write latencies (stalls are its outliers)"},
-      {"device.stall_duration_ms", "a long sustained write with per-write latencies (stalls are its outliers)"},
-      {"device.stall_duration_sigma", "a long sustained write with per-write latencies (stalls are its outliers)"},
+      {"device.stall_interval_mb", kStallSweep},
+      {"device.stall_period_ms", kStallSweep},
+      {"device.stall_period_jitter", kStallSweep},
+      {"device.stall_duration_ms", kStallSweep},
+      {"device.stall_duration_sigma", kStallSweep},
+      {"device.stall2_interval_mb", kStallSweep},
+      {"device.stall2_period_ms", kStallSweep},
+      {"device.stall2_duration_ms", kStallSweep},
+      {"device.stall2_duration_sigma", kStallSweep},
       {"device.read_mbps", "a threads x block-size read table (--table, --fio-json or read traces)"},
       {"device.read_latency_us", "a threads x block-size read table with small blocks"},
       {"device.read_max_mbps", "a threads x block-size read table with several threads"},
@@ -81,9 +92,15 @@ std::string sweep_for(Layer layer, std::string_view key) {
       {"host.syscall_us", "nothing separately: it is part of op_overhead_us"},
       {"filesystem.request_us", "the same block-size sweep under two filesystems (--baseline)"},
       {"filesystem.driver_mbps", "the same block-size sweep under two filesystems (--baseline)"},
-      {"filesystem.stall_interval_mb", "a sustained write with --layer filesystem"},
-      {"filesystem.stall_duration_ms", "a sustained write with --layer filesystem"},
-      {"filesystem.stall_duration_sigma", "a sustained write with --layer filesystem"},
+      {"filesystem.stall_interval_mb", kFsStallSweep},
+      {"filesystem.stall_period_ms", kFsStallSweep},
+      {"filesystem.stall_period_jitter", kFsStallSweep},
+      {"filesystem.stall_duration_ms", kFsStallSweep},
+      {"filesystem.stall_duration_sigma", kFsStallSweep},
+      {"filesystem.stall2_interval_mb", kFsStallSweep},
+      {"filesystem.stall2_period_ms", kFsStallSweep},
+      {"filesystem.stall2_duration_ms", kFsStallSweep},
+      {"filesystem.stall2_duration_sigma", kFsStallSweep},
   };
   std::string k = fmt::format("{}.{}", layer_name(layer), key);
   for (const auto& [name, sweep] : kSweeps)

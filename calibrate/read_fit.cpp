@@ -7,9 +7,11 @@
 #include <limits>
 
 #include <Eigen/Dense>
+#include <fmt/format.h>
 
 #include "calibrate/fit.h"
 #include "models/model_device.h"
+#include "models/units.h"
 
 namespace sd::cal {
 namespace {
@@ -182,6 +184,34 @@ double predict_read_mbps(const Profile& prof, double block, int threads) {
   size_t k0 = static_cast<size_t>(warm * threads);
   double span = done.back() - done[k0 - 1];
   return span > 0 ? static_cast<double>(done.size() - k0) * block / span / 1e6 : 0;
+}
+
+double read_fit_steps(const std::vector<RatePoint>& rates) {
+  double per_eval = 0;
+  int max_threads = 1;
+  for (const auto& r : rates)
+    if (r.read) {
+      per_eval += 30.0 * r.threads;
+      max_threads = std::max(max_threads, r.threads);
+    }
+  return per_eval * 2000.0 * max_threads;
+}
+
+Status check_read_fit_cost(const std::vector<RatePoint>& rates) {
+  // Reads simulated per second by predict_read_mbps: ~6e7 measured (document
+  // 001's 32-cell table, 1.9e7 estimated reads in 0.32 s of CPU); half that
+  // here for a loaded machine. Ten minutes at most.
+  constexpr double kReadsPerSecond = 3e7, kMaxSeconds = 600;
+  double steps = read_fit_steps(rates);
+  if (steps <= kReadsPerSecond * kMaxSeconds) return {};
+  size_t cells = 0;
+  int max_threads = 1;
+  for (const auto& r : rates)
+    if (r.read) ++cells, max_threads = std::max(max_threads, r.threads);
+  return Status::error(fmt::format(
+      "the read fit over {} read cells with up to {} threads would take about {} (the limit is {}): give fewer cells "
+      "(one row per block size x thread count, e.g. 4-8 block sizes x 1-8 threads) and thread counts up to 64",
+      cells, max_threads, format_duration(steps / kReadsPerSecond), format_duration(kMaxSeconds)));
 }
 
 ReadFit fit_read_table(const std::vector<RatePoint>& rates) {

@@ -43,6 +43,13 @@ struct ReadFit {
   std::vector<CellFit> cells;
   std::string why;
 };
+// The cost guard (issue 11 §5) for fit_read_table: the fit simulates every
+// cell (30 reads per thread) some 2000 times per queue depth tried (1..the
+// most threads), so a large table or a huge thread count would run for
+// hours. Refuses those, naming the cells and threads and what to change.
+double read_fit_steps(const std::vector<RatePoint>& rates);
+Status check_read_fit_cost(const std::vector<RatePoint>& rates);
+
 // Fits the read cells of `rates` (read = true); least squares on log MB/s,
 // with cells far off the fitted surface left out and reported.
 ReadFit fit_read_table(const std::vector<RatePoint>& rates);

@@ -1,7 +1,9 @@
 // sd_synth_traces PROFILE OUTDIR [--set k=v]...: writes the synthetic
 // measurements of calibrate/synthetic.h for a known profile as native traces
 // (sweep.csv, sustained.csv, fill.csv if the profile has a capacity,
-// buffered.csv if it has a page cache), for command-line tests and examples.
+// buffered.csv if it has a page cache, paced-30.csv, paced-50.csv and
+// paced-70.csv if its device has stalls: 120 s of 1 MiB writes paced at those
+// percentages of sustained_mbps), for command-line tests and examples.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -9,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "calibrate/synthetic.h"
+#include "models/stalls.h"
 
 namespace {
 
@@ -45,5 +48,11 @@ int main(int argc, char** argv) {
   if (d.get("capacity_bytes") > 0) rc |= write(sd::cal::synth_fill(*p, 1 << 20, n), dir + "/fill.csv");
   double limit = p->params(sd::Layer::Host).get("dirty_limit_bytes");
   if (limit > 0) rc |= write(sd::cal::synth_buffered(*p, 1 << 20, 3 * limit, n), dir + "/buffered.csv");
+  if (sd::StallProcess(d, 0).enabled())
+    for (int pct : {30, 50, 70}) {
+      n.seed += 1;
+      rc |= write(sd::cal::synth_paced(*p, 1 << 20, d.get("sustained_mbps") * pct / 100, 120, n),
+                  fmt::format("{}/paced-{}.csv", dir, pct));
+    }
   return rc;
 }

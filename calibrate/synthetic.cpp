@@ -21,8 +21,11 @@ class Recorder {
   }
   // One write issued now; returns false once the device refuses (ENOSPC).
   bool write(uint64_t bytes) {
+    double stalled = dev_.stall_seconds();
     Completion c = dev_.submit({OpKind::Write, 1, offset_, bytes, direct_}, model_now_);
-    double d = (c.done - model_now_) * std::max(0.05, 1 + jitter_ * rng_.normal());
+    // The jitter is the ordinary writes' (rate jitter); a direct write's stall is added as drawn.
+    double pause = direct_ ? std::min(dev_.stall_seconds() - stalled, c.done - model_now_) : 0;
+    double d = (c.done - model_now_ - pause) * std::max(0.05, 1 + jitter_ * rng_.normal()) + pause;
     TraceRecord r;
     r.start = now_, r.end = now_ + d, r.file = "1", r.offset = offset_, r.bytes = c.bytes, r.error = c.error;
     trace_.records.push_back(r);
@@ -32,6 +35,7 @@ class Recorder {
   }
   void forget() { trace_.records.clear(); }
   void idle(double s) { model_now_ += s, now_ += s; }
+  double now() const { return now_; }
   Trace take() { return std::move(trace_); }
   double written() const { return static_cast<double>(offset_); }
 
@@ -66,6 +70,20 @@ Trace synth_sustained(const Profile& p, uint64_t block, double total, const std:
     if (!r.write(block)) break;
   }
   return r.take();
+}
+
+Trace synth_paced(const Profile& p, uint64_t block, double mbps, double seconds, Noise n) {
+  Recorder r(p, "paced", n);
+  double pace = static_cast<double>(block) / (mbps * 1e6);
+  for (uint64_t i = 0;; ++i) {
+    double due = static_cast<double>(i) * pace;  // a writer behind its schedule writes at once
+    if (due >= seconds) break;
+    if (r.now() < due) r.idle(due - r.now());
+    if (!r.write(block)) break;
+  }
+  Trace t = r.take();
+  t.meta["pace_mbps"] = fmt::format("{:.6g}", mbps);
+  return t;
 }
 
 Trace synth_fill(const Profile& p, uint64_t block, Noise n) {

@@ -30,6 +30,9 @@ Trace synth_block_sweep(const Profile& p, const std::vector<uint64_t>& sizes, si
 // bytes, idle seconds) pauses. Stalls come from the profile.
 Trace synth_sustained(const Profile& p, uint64_t block, double total, const std::vector<std::pair<double, double>>& gaps,
                       Noise n);
+// Direct writes of `block` issued every block/mbps seconds (a writer behind
+// its schedule writes at once) for `seconds`: what a recorder meets (meta sweep=paced).
+Trace synth_paced(const Profile& p, uint64_t block, double mbps, double seconds, Noise n);
 // Direct writes of `block` until ENOSPC (the profile needs capacity_bytes).
 Trace synth_fill(const Profile& p, uint64_t block, Noise n);
 // Buffered writes of `block` until `total` bytes (meta direct=0).

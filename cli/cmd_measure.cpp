@@ -9,8 +9,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/progress_line.h"
 #include "models/cleanup.h"
 #include "measure/measure.h"
+#include "models/input.h"
 #include "models/units.h"
 
 namespace sd::cli {
@@ -24,48 +26,28 @@ struct MeasureArgs {
   double window = 0.5;
 };
 
-// "4k,64k,1MiB" -> bytes; "1,2,4" -> counts.
+// "4k,64k,1MiB" -> bytes; "1,2,4" -> counts. Each item is a whole number
+// from 1 to `max` (what the machine can do: a block it can hold in memory, a
+// thread count it can start), checked before any file is created.
 template <class T, class Parse>
-Result<std::vector<T>> parse_list(const std::string& text, const char* what, Parse parse) {
+Result<std::vector<T>> parse_list(const std::string& text, const char* what, Parse parse, double max,
+                                  const char* max_text) {
   std::vector<T> out;
   std::stringstream ss(text);
   for (std::string item; std::getline(ss, item, ',');) {
     auto v = parse(item);
-    if (!v || *v < 1) return Result<std::vector<T>>::error(fmt::format("{}: '{}' is not a positive {}", what, item, what));
+    if (!v || *v < 1 || *v != std::floor(*v))
+      return Result<std::vector<T>>::error(
+          fmt::format("{}: '{}' is not a positive {}", what, excerpt(item, 40), what));
+    if (*v > max)
+      return Result<std::vector<T>>::error(
+          fmt::format("{}: '{}' is more than this sweep can run: give at most {}", what, excerpt(item, 40), max_text));
     out.push_back(static_cast<T>(*v));
   }
+  if (out.empty()) return Result<std::vector<T>>::error(fmt::format("give at least one {}", what));
+  if (out.size() > 64) return Result<std::vector<T>>::error(fmt::format("more than 64 values of {}", what));
   return out;
 }
-
-// Progress on stderr: a line rewritten in place on a terminal, or one line a
-// second when forced with --progress into a file or pipe.
-class ProgressLine {
- public:
-  explicit ProgressLine(bool forced) : tty_(::isatty(2) != 0), on_(tty_ || forced) {}
-  void operator()(const SweepProgress& p) {
-    if (!on_) return;
-    double t = clock_.now();
-    if (t - last_ < (tty_ ? 0.25 : 1.0)) return;
-    last_ = t;
-    std::string eta = p.fraction > 0.01 ? format_duration(t * (1 - p.fraction) / p.fraction) : "?";
-    std::string line = fmt::format("measure: {:<26} {:>3.0f} %  {:>12}  ETA {}", p.phase, p.fraction * 100,
-                                   format_rate(p.rate), eta);
-    if (tty_)
-      fmt::print(stderr, "\r{:<78}", line);
-    else
-      fmt::print(stderr, "{}\n", line);
-    std::fflush(stderr);
-    shown_ = true;
-  }
-  void done() {
-    if (tty_ && shown_) fmt::print(stderr, "\r{:<78}\r", "");
-  }
-
- private:
-  bool tty_, on_, shown_ = false;
-  RealClock clock_;
-  double last_ = -1;
-};
 
 std::string cell(const std::string& col, double v) {
   if (std::isnan(v)) return "-";
@@ -79,7 +61,10 @@ std::string cell(const std::string& col, double v) {
 
 void print_human(const MeasureReport& r) {
   fmt::print("streamdisk measure --sweep {} on {} ({}, fsync {})\n", sweep_name(r.sweep), r.target,
-             r.direct_used ? "O_DIRECT" : "buffered", r.fsync);
+             r.direct_used        ? "O_DIRECT"
+             : r.direct_requested ? "O_DIRECT requested, not direct: see the notes"
+                                  : "buffered",
+             r.fsync);
   const auto& cols = r.table.columns;
   for (const auto& c : cols) fmt::print("{:>{}}", c, std::max<size_t>(12, c.size() + 2));
   fmt::print("\n");
@@ -128,12 +113,12 @@ Result<MeasureConfig> to_config(const MeasureArgs& a) {
   if (!f) return R::error(fmt::format("--fsync '{}': use every, end or never", a.fsync));
   c.fsync = *f;
   if (!a.blocks.empty()) {
-    auto b = parse_list<uint64_t>(a.blocks, "block size", parse_size);
+    auto b = parse_list<uint64_t>(a.blocks, "block size", parse_size, 1024.0 * 1048576, "1GiB");
     if (!b) return R::error("--blocks " + b.message());
     c.blocks = *b;
   }
   if (!a.threads.empty()) {
-    auto t = parse_list<int>(a.threads, "thread count", parse_count);
+    auto t = parse_list<int>(a.threads, "thread count", parse_count, 256, "256");
     if (!t) return R::error("--threads " + t.message());
     c.threads = *t;
   }
@@ -146,7 +131,7 @@ Result<MeasureConfig> to_config(const MeasureArgs& a) {
     }
   }
   if (!a.channels.empty()) {
-    auto ch = parse_list<uint32_t>(a.channels, "channel count", parse_count);
+    auto ch = parse_list<uint32_t>(a.channels, "channel count", parse_count, 1e6, "1000000");
     if (!ch) return R::error("--channels " + ch.message());
     c.channels = *ch;
   }
@@ -197,7 +182,7 @@ Handler setup_measure(CLI::App& sub) {
   sub.add_option("--channels", a->channels, "Formats sweep: channel counts (default 4,8,16,32)");
   sub.add_option("--sample-bits", a->sample_bits, "Formats sweep: bits per sample (default 16)");
   sub.add_flag("--until-steady", a->until_steady, "Sustained: stop once past the write cliff and steady for 3 s");
-  sub.add_option("--window", a->window, "Sustained: rate window in seconds")->check(CLI::Range(0.01, 60.0));
+  sub.add_option("--window", a->window, "Sustained: rate window in seconds")->check(decimal_check() & CLI::Range(0.01, 60.0));
   sub.add_option("--trace", a->trace,
                  "Write every operation to this native trace CSV ('-' for stdout; written whole or not at all)");
   sub.add_flag("--json", a->json, "Print the result as JSON");
@@ -215,8 +200,14 @@ Handler setup_measure(CLI::App& sub) {
   return [a] {
     auto cfg = to_config(*a);
     if (!cfg) return bad_input(cfg.message());
-    auto progress = std::make_shared<ProgressLine>(a->progress);
-    cfg->progress = [progress](const SweepProgress& p) { (*progress)(p); };
+    auto progress = std::make_shared<ProgressLine>(a->progress, 1.0);
+    cfg->progress = [progress](const SweepProgress& p) {
+      if (!progress->due()) return;
+      double t = progress->elapsed();
+      std::string eta = p.fraction > 0.01 ? format_duration(t * (1 - p.fraction) / p.fraction) : "?";
+      progress->show(fmt::format("measure: {:<26} {:>3.0f} %  {:>12}  ETA {}", p.phase, p.fraction * 100,
+                                 format_rate(p.rate), eta));
+    };
     cfg->command_line = "streamdisk measure";
     auto r = run_measure(*cfg);
     progress->done();

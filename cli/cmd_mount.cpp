@@ -93,7 +93,7 @@ Handler setup_mount(CLI::App& sub) {
   sub.add_option("--capacity", a->capacity, "Emulated capacity (replaces the profile's): 16GB, 512MiB")
       ->type_name("SIZE");
   sub.add_option("--prefill", a->prefill, "Start the emulated device this full: 85% or a size")->type_name("FILL");
-  sub.add_option("--seed", a->seed, "Seed for the model's stalls (same seed, same stalls)");
+  sub.add_option("--seed", a->seed, "Seed for the model's stalls (same seed, same stalls)")->check(whole_number_check());
   sub.add_option("--trace", a->trace, "Write every operation to this CSV trace (docs/formats.md)")->type_name("FILE");
   sub.add_option("--overhead-credit", a->credit,
                  "Count up to this much of the gap between a thread's reply and its next request as FUSE round "

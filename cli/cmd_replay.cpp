@@ -1,6 +1,7 @@
 // streamdisk replay TRACE --profile P [--profile Q ...] | --target DIR
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -12,6 +13,7 @@
 #include "cli/command.h"
 #include "measure/real_device.h"
 #include "models/cleanup.h"
+#include "models/input.h"
 #include "models/units.h"
 #include "models/trace.h"
 #include "replay/readers.h"
@@ -63,6 +65,14 @@ nlohmann::json row_json(const Row& r) {
           {"overruns", s.overruns},
           {"overrun_times_s", s.overrun_times},
           {"errors", s.errors},
+          {"failed_ops", s.failed_ops},
+          {"failed_write_bytes", s.failed_write_bytes},
+          {"first_error", s.first_error ? nlohmann::json{{"op_index", s.first_error->op},
+                                                         {"t_s", s.first_error->t},
+                                                         {"op", s.first_error->kind},
+                                                         {"file", s.first_error->file},
+                                                         {"error", s.first_error->error}}
+                                        : nlohmann::json()},
           {"kept_up", s.kept_up ? nlohmann::json(*s.kept_up) : nlohmann::json()},
           {"timeline", tl}};
 }
@@ -122,30 +132,43 @@ void print_human(const OpList& ops, const ReplayArgs& a, const ReplayOptions& o,
                                                  ms(o.tolerance_s)));
   size_t w = 6;
   for (const auto& r : rows) w = std::max(w, r.name.size() + (r.kind == "path" ? 5 : 0));
-  fmt::print("{:<{}} {:>10} {:>10} {:>10} {:>10} {:>11} {:>7} {:>11} {:>8}\n", "device", w, "finished", "write p50",
-             "write p99", "write max", "behind max", "stalls", "buffer need", "kept up");
+  // The "failed" column appears when an operation failed somewhere (then a
+  // line per device below names the first error).
+  bool any_failed = std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.s.failed_ops > 0; });
+  auto failed_cell = [&](const std::string& v) { return any_failed ? fmt::format(" {:>7}", v) : std::string(); };
+  fmt::print("{:<{}} {:>10} {:>10} {:>10} {:>10} {:>11} {:>7} {:>11}{} {:>8}\n", "device", w, "finished",
+             "write p50", "write p99", "write max", "behind max", "stalls", "buffer need", failed_cell("failed"),
+             "kept up");
   for (const auto& r : rows) {
     const ReplayStats& s = r.s;
     std::string name = r.kind == "path" ? "path " + r.name : r.name;
-    fmt::print("{:<{}} {:>10} {:>10} {:>10} {:>10} {:>11} {:>7} {:>11} {:>8}\n", name, w,
+    fmt::print("{:<{}} {:>10} {:>10} {:>10} {:>10} {:>11} {:>7} {:>11}{} {:>8}\n", name, w,
                ms(s.completion_s), ms(s.write_latency_s[0]), ms(s.write_latency_s[2]), ms(s.write_latency_s[4]),
                a.afap ? "-" : ms(s.max_behind_s), r.kind == "path" ? "-" : std::to_string(s.stalls),
-               a.afap ? "-" : format_size(s.needed_buffer_bytes),
+               a.afap ? "-" : format_size(s.needed_buffer_bytes), failed_cell(std::to_string(s.failed_ops)),
                !s.kept_up ? "-" : *s.kept_up ? "yes" : fmt::format("NO{}", s.overruns ? fmt::format(" ({})", s.overruns) : ""));
   }
+  for (const auto& r : rows)
+    if (const auto& e = r.s.first_error)
+      fmt::print("{}: {} of {} operations failed ({} B not written); first: {} of '{}' at {}: {}\n",
+                 r.kind == "path" ? "path " + r.name : r.name, r.s.failed_ops, r.s.ops,
+                 format_size(r.s.failed_write_bytes), e->kind, excerpt(e->file, 60), ms(e->t), e->error);
   if (a.afap) return;
   std::vector<std::string> ok, late;
-  for (const auto& r : rows) (r.s.kept_up.value_or(false) ? ok : late).push_back(r.name);
+  for (const auto& r : rows)
+    (r.s.kept_up.value_or(false) ? ok : late)
+        .push_back(r.s.failed_ops ? fmt::format("{} ({} failed operations)", r.name, r.s.failed_ops) : r.name);
   fmt::print("\nVerdict: {} of {} would have kept up with this recorder{}{}.\n", ok.size(), rows.size(),
              ok.empty() ? "" : ": " + fmt::format("{}", fmt::join(ok, ", ")),
-             late.empty() ? "" : fmt::format("; too slow: {}", fmt::join(late, ", ")));
+             late.empty() ? "" : fmt::format("; {}: {}", any_failed ? "too slow or failing" : "too slow", fmt::join(late, ", ")));
 }
 
 Status parse_options(const ReplayArgs& a, ReplayOptions& o) {
   o.as_fast_as_possible = a.afap;
   o.open_loop = a.open_loop;
   if (a.afap && a.open_loop) return Status::error("--open-loop and --as-fast-as-possible exclude each other: choose one");
-  if (!(a.time_scale > 0)) return Status::error("--time-scale must be greater than 0 (0.5 replays twice as fast)");
+  if (!(a.time_scale >= 1e-6 && a.time_scale <= 1e6))
+    return Status::error("--time-scale must be greater than 0 (at least 1e-6, at most 1e6; 0.5 replays twice as fast)");
   o.time_scale = a.time_scale;
   if (!a.buffer.empty()) {
     auto b = parse_size(a.buffer);
@@ -160,33 +183,32 @@ Status parse_options(const ReplayArgs& a, ReplayOptions& o) {
   return {};
 }
 
-std::optional<double> meta_number(const OpList& ops, const std::string& key) {
-  auto it = ops.meta.find(key);
-  if (it == ops.meta.end()) return std::nullopt;
-  char* end = nullptr;
-  double v = std::strtod(it->second.c_str(), &end);
-  if (end == it->second.c_str() || *end != '\0') return std::nullopt;
-  return v;
-}
-
 // The model's seed, capacity and prefill: the options, else what the trace
-// records (simulate and mount write them), else the defaults.
+// records (simulate and mount write them), else the defaults. Header values
+// are checked like every other input (capacity_bytes=nan is an error).
 Result<ModelOptions> model_options_for(const ReplayArgs& a, const OpList& ops) {
+  using R = Result<ModelOptions>;
   ModelOptions mo;
-  mo.seed = a.seed ? *a.seed : static_cast<uint64_t>(meta_number(ops, "seed").value_or(1));
+  auto seed = meta_number(ops.meta, "seed", ops.name, 1.8e19);
+  if (!seed) return seed.status();
+  mo.seed = a.seed ? *a.seed : static_cast<uint64_t>(seed->value_or(1));
   if (!a.capacity.empty()) {
     auto c = parse_size(a.capacity);
-    if (!c) return Result<ModelOptions>::error(fmt::format("--capacity: {}", c.message()));
+    if (!c) return R::error(fmt::format("--capacity: {}", c.message()));
     mo.capacity_bytes = *c;
-  } else if (auto c = meta_number(ops, "capacity_bytes")) {
-    mo.capacity_bytes = *c;
+  } else {
+    auto c = meta_number(ops.meta, "capacity_bytes", ops.name, 1e17);
+    if (!c) return c.status();
+    if (*c) mo.capacity_bytes = **c;
   }
   if (!a.prefill.empty()) {
     auto p = parse_size(a.prefill);
-    if (!p) return Result<ModelOptions>::error(fmt::format("--prefill: {} (give bytes, e.g. 10GB)", p.message()));
+    if (!p) return R::error(fmt::format("--prefill: {} (give bytes, e.g. 10GB)", p.message()));
     mo.prefill_bytes = *p;
-  } else if (auto p = meta_number(ops, "prefill_bytes")) {
-    mo.prefill_bytes = *p;
+  } else {
+    auto p = meta_number(ops.meta, "prefill_bytes", ops.name, 1e17);
+    if (!p) return p.status();
+    if (*p) mo.prefill_bytes = **p;
   }
   return mo;
 }
@@ -296,7 +318,8 @@ Handler setup_replay(CLI::App& sub) {
   sub.add_flag("--keep", a->keep,
                "With --target: keep the files written, DIR/replay-PID-N.dat (default: remove them; "
                "existing files are never touched)");
-  sub.add_option("--time-scale", a->time_scale, "Multiply recorded times by this (0.5: twice as fast; default 1)");
+  sub.add_option("--time-scale", a->time_scale, "Multiply recorded times by this (0.5: twice as fast; default 1)")
+      ->check(decimal_check());
   sub.add_flag("--as-fast-as-possible", a->afap, "Ignore recorded times: issue each thread's ops back to back");
   sub.add_option("--buffer", a->buffer,
                  "The recorder's buffer (e.g. 1MiB): 'kept up' = never more data waiting than this");
@@ -307,7 +330,8 @@ Handler setup_replay(CLI::App& sub) {
   sub.add_option("--capacity", a->capacity, "Device capacity for the model (default: the trace's, else the profile's)");
   sub.add_option("--prefill", a->prefill, "Bytes already on the device (default: the trace's, else 0)");
   sub.add_option("--format", a->format, "Trace format: auto (default), native, fio, strace");
-  sub.add_option("--seed", a->seed, "Seed for the model's stalls (default: the trace's seed line, else 1)");
+  sub.add_option("--seed", a->seed, "Seed for the model's stalls (default: the trace's seed line, else 1)")
+      ->check(whole_number_check());
   sub.add_option("--trace-out", a->trace_out,
                  "Write the replay as a native trace (issue and completion of every op); one device only. "
                  "Output files: see docs/formats.md \"Output files\"");

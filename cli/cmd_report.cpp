@@ -11,6 +11,7 @@
 
 #include "cli/command.h"
 #include "models/output_file.h"
+#include "models/input.h"
 #include "report/report.h"
 
 namespace sd::cli {
@@ -22,15 +23,9 @@ struct ReportArgs {
 };
 
 Result<ReportInput> load(const std::string& path) {
-  std::stringstream text;
-  if (path == "-") {
-    text << std::cin.rdbuf();
-  } else {
-    std::ifstream f(path);
-    if (!f) return Result<ReportInput>::error(fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
-    text << f.rdbuf();
-  }
-  auto j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  auto text = read_input(path, "JSON input", kJsonLimits);
+  if (!text) return text.status();
+  auto j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded())
     return Result<ReportInput>::error(
         fmt::format("'{}' is not JSON: give the output of e.g. `streamdisk show NAME --json`", path));

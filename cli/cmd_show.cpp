@@ -165,7 +165,7 @@ Handler setup_show(CLI::App& sub) {
   add_profile_options(sub, a->prof, /*required=*/false);
   sub.add_flag("--json", a->json, "Print JSON instead of text");
   sub.add_flag("--params", a->params, "List every model parameter: unit, default, allowed range, meaning");
-  sub.add_option("--fill", a->fill, "Predict at this fill level (0..1)")->check(CLI::Range(0.0, 1.0));
+  sub.add_option("--fill", a->fill, "Predict at this fill level (0..1)")->check(decimal_check() & CLI::Range(0.0, 1.0));
   sub.footer(
       "Examples:\n"
       "  streamdisk show samsung-960evo-250g\n"

@@ -11,6 +11,7 @@
 #include "models/model_device.h"
 #include "models/profile.h"
 #include "models/units.h"
+#include "sim/cost.h"
 #include "sim/verdict.h"
 
 namespace sd::cli {
@@ -45,7 +46,9 @@ void print_text(const std::string& profile, const RecorderConfig& c, const Recor
                             format_size(static_cast<double>(c.buffer_bytes)), r.buffer_bytes / fb, r.block_bytes / fb,
                             r.period_frames));
   row("written", written_text(r));
-  for (const auto& f : r.files) row("file", fmt::format("{}  {}", f.name, format_size(static_cast<double>(f.bytes))));
+  // A split recording can have thousands of parts: the first few, then the count.
+  for (size_t i = 0; i < r.files.size() && i < 8; ++i)
+    row("file", fmt::format("{}  {}", r.files[i].name, format_size(static_cast<double>(r.files[i].bytes))));
   if (r.files.size() > 4) row("files", fmt::format("{} in all", r.files.size()));
   print_outcome_rows(r);
   row("stalls", fmt::format("{} ({} in all)", st.stalls, format_duration(st.stall_seconds)));
@@ -75,6 +78,8 @@ Handler setup_simulate(CLI::App& sub) {
       "  streamdisk simulate -p usrp-2974 -c 2 -r 160M -b 16 --buffer 256MiB -d 2min --json\n"
       "  streamdisk simulate -p crio-9014 -c 4 -r 25.6k -b 32 -f tdms -d 10min --trace run.csv");
   return [a] {
+    if (a->trace == "-" && a->json)
+      return bad_input("--trace - and --json both want stdout: write the trace to a file (--trace run.csv)");
     auto p = load_profile(a->prof.profile, a->prof.sets);
     if (!p) return bad_input(p.message());
     auto cfg = recorder_config(a->rec);
@@ -82,6 +87,7 @@ Handler setup_simulate(CLI::App& sub) {
     auto mo = model_options(a->rec, *p);
     if (!mo) return bad_input(mo.message());
     if (a->json && a->trace == "-") return bad_input("--trace - and --json both want stdout: write the trace to a file");
+    if (auto st = check_cost(estimate_recording(*p, *cfg, *mo)); !st.ok()) return bad_input(st.message());
     TraceWriter trace;
     if (!a->trace.empty()) {
       auto st = trace.open(a->trace, {{"tool", "streamdisk simulate"},

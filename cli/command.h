@@ -8,6 +8,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "models/status.h"
+
 namespace sd::cli {
 
 inline constexpr int kExitOk = 0;
@@ -30,6 +32,13 @@ int bad_input(const std::string& msg);
 // Prints "streamdisk: <msg>" on stderr and returns kExitFailure.
 int failure(const std::string& msg);
 
+
+// Checks for numeric options, applied before CLI11 converts the text: alone
+// it reads "-1" into an unsigned option as 2^64-1 and "0x10" as 16, where
+// every other number in streamdisk is decimal (units.h parse_decimal).
+const CLI::Validator& whole_number_check();  // 0, 1, 2... (no sign, no hex)
+const CLI::Validator& decimal_check();       // 1.5, 2e-3 (no hex, inf or nan)
+
 // --profile and --set, shared by every command that takes a profile.
 struct ProfileArgs {
   std::string profile;
@@ -51,5 +60,6 @@ Handler setup_calibrate(CLI::App& sub);
 Handler setup_replay(CLI::App& sub);
 Handler setup_report(CLI::App& sub);
 Handler setup_mount(CLI::App& sub);
+Handler setup_characterize(CLI::App& sub);
 
 }  // namespace sd::cli

@@ -11,6 +11,7 @@ const std::vector<CommandDef>& commands() {
       {"capacity", "Find the most channels (or highest rate, smallest buffer) a profile records cleanly", setup_capacity},
       {"measure", "Measure real storage with the documents' benchmark sweeps (or run them on a model)", setup_measure},
       {"record", "Record a reference signal to real storage (simulate's recorder in wall time)", setup_record},
+      {"characterize", "Measure a device in one command: a profile and the highest clean rate it records", setup_characterize},
       {"calibrate", "Fit a profile from measured traces, fio logs and rate tables", setup_calibrate},
       {"replay", "Replay a recorder's I/O trace against profiles (virtual time) or a real path", setup_replay},
       {"report", "Make one self-contained HTML report (inline SVG plots) from JSON outputs", setup_report},

@@ -8,7 +8,9 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "models/input.h"
 #include "models/params.h"
+#include "models/units.h"
 
 namespace sd::cli {
 
@@ -20,6 +22,26 @@ int bad_input(const std::string& msg) {
 int failure(const std::string& msg) {
   fmt::print(stderr, "streamdisk: {}\n", msg);
   return kExitFailure;
+}
+
+const CLI::Validator& whole_number_check() {
+  static const CLI::Validator v(
+      [](std::string& text) -> std::string {
+        uint64_t n = 0;
+        return sd::parse_whole(text, n) ? "" : fmt::format("'{}' is not a whole number 0 or more", sd::excerpt(text, 40));
+      },
+      "WHOLE");
+  return v;
+}
+
+const CLI::Validator& decimal_check() {
+  static const CLI::Validator v(
+      [](std::string& text) -> std::string {
+        double d = 0;
+        return sd::parse_decimal(text, d) ? "" : fmt::format("'{}' is not a decimal number", sd::excerpt(text, 40));
+      },
+      "NUMBER");
+  return v;
 }
 
 void add_profile_options(CLI::App& sub, ProfileArgs& a, bool required) {
@@ -90,5 +112,16 @@ int main(int argc, char** argv) {
     return bad_input(fmt::format("{} (see `streamdisk {}--help`)", e.what(), which.empty() ? "" : which + " "));
   }
   if (!handler) return bad_input("no subcommand given (see `streamdisk --help`)");
-  return handler();
+  // Errors are values until here (STYLE.md 7); anything thrown past a
+  // handler still ends as one line, never as raw std:: text and an abort.
+  try {
+    return handler();
+  } catch (const std::bad_alloc&) {
+    return failure("out of memory: the request is too large for this machine (use a shorter duration, fewer "
+                   "channels or a smaller input)");
+  } catch (const std::system_error& e) {
+    return failure(fmt::format("the system refused: {} (try a smaller request)", e.code().message()));
+  } catch (const std::exception& e) {
+    return failure(fmt::format("internal error ({}): please report it with the command line", sd::excerpt(e.what(), 80)));
+  }
 }

@@ -1,5 +1,7 @@
 #include "cli/recording_args.h"
 
+#include "cli/command.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -29,7 +31,7 @@ void add_recording_options(CLI::App& sub, RecordingArgs& a, bool channels_option
   sub.add_option("--fill", a.fill, "Device already this full when recording starts: 50% (default 0)");
   sub.add_flag("--direct", a.direct, "Write with O_DIRECT (bypass the host page cache)");
   sub.add_flag("--fsync", a.fsync, "fsync every file before closing it");
-  sub.add_option("--seed", a.seed, "Seed for the random stalls (default 1)");
+  sub.add_option("--seed", a.seed, "Seed for the random stalls (default 1)")->check(whole_number_check());
 }
 
 std::string stream_text(const StreamSpec& s) {

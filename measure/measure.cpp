@@ -7,12 +7,14 @@
 
 #include <fmt/format.h>
 
+#include "calibrate/regimes.h"
 #include "models/cleanup.h"
 #include "measure/real_device.h"
 #include "models/model_device.h"
 #include "models/profile.h"
 #include "models/trace.h"
 #include "models/units.h"
+#include "sim/cost.h"
 
 namespace sd {
 
@@ -65,7 +67,8 @@ void add_unique(std::vector<std::string>& notes, const std::string& s) {
   if (!s.empty() && std::find(notes.begin(), notes.end(), s) == notes.end()) notes.push_back(s);
 }
 
-void report_blocksize(const BlockSizeResult& r, bool direct, MeasureReport& out) {
+// `writes`: the sweep's write operations in issue order (for the cliff check).
+void report_blocksize(const BlockSizeResult& r, bool direct, const std::vector<cal::IoOp>& writes, MeasureReport& out) {
   out.table = blocksize_table(r);
   double best_w = 0, best_r = 0, best_b = 0;
   for (const auto& p : r.points) {
@@ -85,6 +88,20 @@ void report_blocksize(const BlockSizeResult& r, bool direct, MeasureReport& out)
     }
   out.summary = {{"best_write_mbps", best_w / 1e6}, {"best_write_block_bytes", best_b},
                  {"knee_block_bytes", knee}, {"best_read_mbps", best_r / 1e6}};
+  // Reads far faster than the writes came from a cache, whatever was dropped.
+  if (best_w > 0 && best_r > 10 * best_w)
+    add_unique(out.notes, fmt::format("reads ran {:.0f}x faster than the writes ({} vs {}): they most likely came "
+                                      "from a cache, not the device; do not read them as the device's read rate",
+                                      best_r / best_w, format_rate(best_r), format_rate(best_w)));
+  // A write cache running out inside the sweep: say which points are on which side.
+  cal::SweepRegimes reg = cal::sweep_regimes(writes);
+  out.summary.push_back({"cliff_bytes", reg.cliff ? reg.cliff_bytes : NAN});
+  if (reg.cliff) {
+    add_unique(out.notes, cal::regimes_text(reg));
+    add_unique(out.notes, "points on different sides of the cliff measure different things (write cache vs "
+                          "sustained): run `measure --sweep sustained` first to exhaust the cache, or use "
+                          "`streamdisk characterize`");
+  }
 }
 
 void report_threads(const ThreadsResult& r, bool direct, MeasureReport& out) {
@@ -178,6 +195,24 @@ R run_measure(const MeasureConfig& in) {
       return R::error(fmt::format("--fill-to {:.0f}% is above the {:.0f}% the fill sweep allows: pick a lower target",
                                   c.fill_to * 100, kMaxFillTo * 100));
   }
+  // The cost guard (issue 11 §5): the points times their seconds on real
+  // storage, the operations on a model (virtual time runs as fast as the CPU).
+  {
+    double points = c.sweep == SweepKind::BlockSize ? static_cast<double>(c.blocks.size())
+                    : c.sweep == SweepKind::Threads ? static_cast<double>(c.blocks.size() * c.threads.size())
+                    : c.sweep == SweepKind::Formats ? static_cast<double>(c.formats.size() * c.channels.size())
+                                                    : 1.0;
+    double smallest = static_cast<double>(*std::min_element(c.blocks.begin(), c.blocks.end()));
+    double ops = points * c.size / smallest;
+    if (!c.profile.empty() && c.sweep != SweepKind::Fill && ops > kMaxSteps)
+      return R::error(fmt::format("this sweep would simulate {:.3g} operations ({}); the limit is {:.3g}: give a "
+                                  "smaller --size or larger --blocks",
+                                  ops, eta_text(ops), kMaxSteps));
+    if (c.profile.empty() && points * c.seconds > 86400)
+      return R::error(fmt::format("this sweep would run for {} ({:.0f} points x {}): give fewer points or a "
+                                  "shorter --seconds (at most a day in all)",
+                                  format_duration(points * c.seconds), points, format_duration(c.seconds)));
+  }
   // The target: real storage on the wall clock, or the model in virtual time.
   RealClock real_clock;
   VirtualClock virtual_clock;
@@ -200,8 +235,8 @@ R run_measure(const MeasureConfig& in) {
     if (!d) return R::error(d.message());
     real = std::move(*d);
     out.target = c.path;
-    out.direct_used = c.direct && real->direct_works();
-    if (c.direct && !real->direct_works()) out.notes.push_back(real->direct_note());
+    out.direct_used = c.direct && real->direct_bypasses();
+    if (c.direct && !real->direct_bypasses()) out.notes.push_back(real->direct_note());
     SpaceInfo sp = real->space();
     double need = bytes_needed(c) + 16.0 * (1 << 20);
     if (c.sweep != SweepKind::Fill && sp.free_bytes < need)
@@ -220,6 +255,7 @@ R run_measure(const MeasureConfig& in) {
     }
     cleanup::set_cooperative();
   }
+  const bool direct_flag = c.direct && (!real || real->direct_works());
   env.progress = c.progress;
   env.cancel = c.cancel ? c.cancel : (real ? cleanup::cancel_flag() : nullptr);
   TraceWriter trace;
@@ -227,16 +263,24 @@ R run_measure(const MeasureConfig& in) {
     Status st = trace.open(c.trace_path, {{"tool", "streamdisk measure"},
                                           {"sweep", std::string(sweep_name(c.sweep))},
                                           {"target", out.target},
-                                          {"direct", out.direct_used ? "1" : "0"},
+                                          // direct: opened with O_DIRECT (accepted); userspace: a FUSE
+                                          // filesystem, where that does not bypass the driver's caching
+                                          {"direct", direct_flag ? "1" : "0"},
+                                          {"userspace", real && real->fs().userspace ? "1" : "0"},
                                           {"fsync", out.fsync},
                                           {"command", c.command_line}});
     if (!st.ok()) return R::error(st.message());
-    env.trace = [&trace](const TraceRecord& r) { trace.write(r); };
   }
+  std::vector<cal::IoOp> writes;  // the block-size sweep's writes, for its cliff check
+  env.trace = [&](const TraceRecord& r) {
+    if (c.sweep == SweepKind::BlockSize && r.op == OpKind::Write && r.bytes > 0)
+      writes.push_back({r.start, r.end, r.bytes, false, r.thread.value_or(0), r.error});
+    if (trace.is_open()) trace.write(r);
+  };
   switch (c.sweep) {
     case SweepKind::BlockSize: {
       BlockSizeSweep s{c.blocks, c.seconds, static_cast<uint64_t>(c.size), true, c.direct, c.fsync};
-      report_blocksize(run_blocksize_sweep(env, s), c.direct, out);
+      report_blocksize(run_blocksize_sweep(env, s), c.direct, writes, out);
       break;
     }
     case SweepKind::Threads: {

@@ -27,6 +27,7 @@ Result<std::unique_ptr<RealDevice>> RealDevice::open(const RealDeviceOptions& op
     return Result<std::unique_ptr<RealDevice>>::error(
         fmt::format("{} is not writable: give a directory you may write to", opt.dir));
   std::unique_ptr<RealDevice> d(new RealDevice(opt, clock, /*owner=*/true, std::make_shared<Files>()));
+  d->fs_ = fs_info(opt.dir);
   if (opt.probe_direct) d->probe_direct();
   else d->direct_note_ = fmt::format("O_DIRECT not used at {}: buffered I/O", opt.dir);
   return d;
@@ -39,6 +40,7 @@ std::unique_ptr<RealDevice> RealDevice::sibling() const {
   std::unique_ptr<RealDevice> d(new RealDevice(opt_, clock_, /*owner=*/false, files_));
   d->direct_ok_ = direct_ok_;
   d->direct_note_ = direct_note_;
+  d->fs_ = fs_;
   d->dio_align_ = dio_align_;
   return d;
 }
@@ -95,6 +97,11 @@ void RealDevice::probe_direct() {
     cleanup::unregister_path(p);
   }
   direct_ok_ = err == 0;
+  if (direct_ok_ && fs_.userspace)
+    direct_note_ = fmt::format(
+        "O_DIRECT accepted at {}, but it is a userspace (FUSE) filesystem ({}): its driver writes through "
+        "the page cache below it, so these writes were not direct: they measure the driver plus that cache",
+        opt_.dir, fs_.how);
   if (!direct_ok_)
     direct_note_ = fmt::format(
         "O_DIRECT refused by the filesystem at {} ({}: tmpfs and most FUSE filesystems do not support it); "
@@ -243,26 +250,51 @@ Completion RealDevice::submit(const Op& op, double now) {
   return {std::max(now, clock_.now()), err, done_bytes};
 }
 
-std::string RealDevice::drop_cache(FileId f, bool direct) {
-  if (direct && direct_ok_) return "bypassed (O_DIRECT)";
-  int err = 0;
-  int fd = fd_for(f, false, err);
-  if (fd < 0) return fmt::format("not dropped ({})", std::strerror(err));
-  ::fdatasync(fd);
-  ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-  // Check: how much of the file is still in memory?
+namespace {
+
+// Fraction of the file behind `fd` resident in the page cache (mincore), or -1.
+double resident_fraction(int fd) {
   struct stat st{};
-  if (::fstat(fd, &st) != 0 || st.st_size == 0) return "dropped (fadvise DONTNEED)";
+  if (::fstat(fd, &st) != 0) return -1;
+  if (st.st_size == 0) return 0;
   size_t len = static_cast<size_t>(st.st_size);
   void* m = ::mmap(nullptr, len, PROT_READ, MAP_SHARED, fd, 0);
-  if (m == MAP_FAILED) return "fadvise DONTNEED (residency not checked)";
+  if (m == MAP_FAILED) return -1;
   long page = ::sysconf(_SC_PAGESIZE);
   std::vector<unsigned char> vec((len + static_cast<size_t>(page) - 1) / static_cast<size_t>(page));
   size_t resident = 0;
   if (::mincore(m, len, vec.data()) == 0)
     for (unsigned char v : vec) resident += v & 1;
   ::munmap(m, len);
-  double frac = vec.empty() ? 0 : static_cast<double>(resident) / static_cast<double>(vec.size());
+  return vec.empty() ? 0 : static_cast<double>(resident) / static_cast<double>(vec.size());
+}
+
+}  // namespace
+
+std::string RealDevice::drop_cache(FileId f, bool direct) {
+  int err = 0;
+  if (direct && direct_ok_) {
+    if (fs_.userspace)
+      return fmt::format("not bypassed: O_DIRECT reached a userspace (FUSE) driver ({}), which reads and writes "
+                         "through the page cache below it; reads may come from memory",
+                         fs_.how);
+    int fd = fd_for(f, false, err);
+    double frac = fd < 0 ? -1 : resident_fraction(fd);
+    if (frac > 0.01)
+      return fmt::format("not bypassed: {:.0f} % of the file is in memory although it was written with O_DIRECT",
+                         frac * 100);
+    return frac < 0 ? "bypassed (O_DIRECT; residency not checked)" : "bypassed (O_DIRECT)";
+  }
+  int fd = fd_for(f, false, err);
+  if (fd < 0) return fmt::format("not dropped ({})", std::strerror(err));
+  ::fdatasync(fd);
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  double frac = resident_fraction(fd);
+  if (frac < 0) return "fadvise DONTNEED (residency not checked)";
+  if (fs_.userspace)
+    return fmt::format("not dropped below the driver: {} is a userspace (FUSE) filesystem ({}); its driver's "
+                       "page cache may still hold the data",
+                       opt_.dir, fs_.how);
   if (frac < 0.01) return "dropped (fadvise DONTNEED)";
   return fmt::format("not dropped: {:.0f} % of the file stays in memory (tmpfs or a FUSE mount?)", frac * 100);
 }

@@ -34,6 +34,7 @@
 #include <unordered_set>
 
 #include "models/device.h"
+#include "measure/fs_info.h"
 #include "models/status.h"
 
 namespace sd {
@@ -65,12 +66,21 @@ class RealDevice final : public Device {
   // Gives `f` this file name in the directory instead of a generated one
   // (record); its Create fails with EEXIST if the name is taken.
   void name_file(FileId f, std::string name);
+  // O_DIRECT is accepted (the flag; see direct_bypasses for what it does).
   bool direct_works() const { return direct_ok_; }
-  const std::string& direct_note() const { return direct_note_; }  // empty if O_DIRECT works
+  // O_DIRECT is accepted *and* bypasses host caching: false on a userspace
+  // (FUSE) filesystem, whose driver writes through the page cache below it.
+  bool direct_bypasses() const { return direct_ok_ && !fs_.userspace; }
+  // Empty if O_DIRECT bypasses caching; else what was measured instead.
+  const std::string& direct_note() const { return direct_note_; }
+  const FsInfo& fs() const { return fs_; }
   uint32_t direct_alignment() const { return dio_align_; }         // bytes (offset and size)
   // Evicts `f` from the page cache before a timed read (fdatasync, then
   // posix_fadvise DONTNEED) and checks with mincore how much is still
-  // resident. Returns what happened, for the report.
+  // resident. With O_DIRECT it checks that nothing of `f` is resident and
+  // that the filesystem is not a FUSE one. Returns what happened, for the
+  // report: "bypassed (O_DIRECT)" only when that is true; anything that may
+  // have read from memory starts with "not ".
   std::string drop_cache(FileId f, bool direct);
   SpaceInfo space() const;  // statvfs of the directory
   void remove_created();     // unlinks every file this device created
@@ -99,6 +109,7 @@ class RealDevice final : public Device {
   bool owner_;
   bool direct_ok_ = false;
   std::string direct_note_;
+  FsInfo fs_;
   uint32_t dio_align_ = 4096;
   int pid_;
   std::shared_ptr<Files> files_;

@@ -33,9 +33,14 @@ double lower_rate(const Profile& p, double b, Phase phase, double fill, double g
   for (uint64_t i = 1; i < n; ++i) t = fs.write(1, i * block, block, t + gap_s, used);
   double bytes = static_cast<double>((n - 1) * block);
   double seconds = (t - t0) / bytes;
-  seconds += StallProcess(dp, 0).mean_seconds_per_byte();
-  if (fp.get("userspace") == 0) seconds += StallProcess(fp, 0).mean_seconds_per_byte();
-  return 1.0 / seconds;
+  StallProcess dev_stalls(dp, 0), fs_stalls(fp, 0);
+  double paused = dev_stalls.time_fraction();  // time-triggered pauses take a share of the time
+  seconds += dev_stalls.mean_seconds_per_byte();
+  if (fp.get("userspace") == 0) {
+    seconds += fs_stalls.mean_seconds_per_byte();
+    paused += fs_stalls.time_fraction();
+  }
+  return (1.0 - std::min(paused, 0.95)) / seconds;
 }
 
 }  // namespace
@@ -48,11 +53,17 @@ double write_rate(const Profile& p, double b, Phase phase, bool direct, double f
   DeviceLayer scratch_dev(p.params(Layer::Device), 0);
   FsLayer scratch_fs(fp, scratch_dev, 0);
   double in_call = hp.get("syscall_us") * 1e-6 + scratch_fs.driver_cpu(static_cast<uint64_t>(b));
-  if (fp.get("userspace") != 0) in_call += b * StallProcess(fp, 0).mean_seconds_per_byte();
-  if (direct || hp.get("dirty_limit_bytes") <= 0) return lower_rate(p, b, phase, fill, in_call);
+  // A userspace driver's time-triggered pauses take a share of the writer's time.
+  double in_call_paused = 0;
+  if (fp.get("userspace") != 0) {
+    StallProcess fs_stalls(fp, 0);
+    in_call += b * fs_stalls.mean_seconds_per_byte();
+    in_call_paused = fs_stalls.time_fraction();
+  }
+  if (direct || hp.get("dirty_limit_bytes") <= 0) return lower_rate(p, b, phase, fill, in_call) * (1 - in_call_paused);
   // Buffered, cache full: the application copies at memory speed while
   // writeback drains in chunks; the slower of the two sets the pace.
-  double app = b / (in_call + b / (hp.get("memory_mbps") * 1e6));
+  double app = b / (in_call + b / (hp.get("memory_mbps") * 1e6)) * (1 - in_call_paused);
   return std::min(app, lower_rate(p, hp.get("writeback_chunk_bytes"), phase, fill, 0));
 }
 

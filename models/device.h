@@ -28,6 +28,11 @@ struct Op {
   // device writes a fixed pseudo-random pattern). Lets one workload drive both
   // kinds of device.
   const void* data = nullptr;
+  // Write: separate per-channel arrays the application's I/O library handles
+  // in this call (host.per_channel_us each): a TDMS segment holds one per
+  // channel, interleaved frames or a one-channel file count as one. 0 = not
+  // known (FUSE requests, traces): the real application paid its own cost.
+  uint32_t channel_arrays = 0;
 };
 
 struct Completion {

@@ -36,6 +36,7 @@ double DeviceLayer::burst_left(double t) const {
 double DeviceLayer::write(FileId file, uint64_t offset, uint64_t bytes, double start, double used) {
   double t = std::max(start, free_at_);
   if (t > free_at_ && recover_ > 0) level_ = std::max(0.0, level_ - recover_ * (t - free_at_));
+  double begin = t;
   t += overhead_s_;
   if (file != last_file_ || offset != last_end_) t += seek_s_;
   double m = fill_multiplier(used);
@@ -44,7 +45,7 @@ double DeviceLayer::write(FileId file, uint64_t offset, uint64_t bytes, double s
   if (in_burst > 0) t += in_burst / (burst_rate_ * m);
   t += rest / (sustained_ * m);
   level_ += in_burst;
-  t += stalls_.on_bytes(bytes);
+  t += stalls_.delay(begin, t, bytes);
   last_file_ = file;
   last_end_ = offset + bytes;
   free_at_ = t;

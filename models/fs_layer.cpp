@@ -28,13 +28,15 @@ double FsLayer::cpu_seconds(uint64_t bytes) const {
 
 double FsLayer::driver_cpu(uint64_t bytes) const { return userspace_ ? cpu_seconds(bytes) : 0; }
 
-double FsLayer::driver_cost(uint64_t bytes) {
+double FsLayer::driver_cost(uint64_t bytes, double now) {
   if (!userspace_) return 0;
-  return cpu_seconds(bytes) + stalls_.on_bytes(bytes);
+  double cpu = cpu_seconds(bytes);
+  return cpu + stalls_.delay(now, now + cpu, bytes);
 }
 
 double FsLayer::write(FileId file, uint64_t offset, uint64_t bytes, double start, double used) {
   double t = std::max(start, dev_.free_at());
+  double begin = t;
   // A kernel driver's CPU work is serialised with its device requests.
   double per_request = userspace_ ? 0 : request_s_;
   if (!userspace_ && driver_rate_ > 0) t += static_cast<double>(bytes) / driver_rate_;
@@ -57,7 +59,7 @@ double FsLayer::write(FileId file, uint64_t offset, uint64_t bytes, double start
       }
     }
   }
-  if (!userspace_) t += stalls_.on_bytes(bytes);
+  if (!userspace_) t += stalls_.delay(begin, t, bytes);
   return t;
 }
 

@@ -27,8 +27,8 @@ class FsLayer {
   // earlier than `start`. Returns the end time.
   double write(FileId file, uint64_t offset, uint64_t bytes, double start, double used_bytes);
   // Seconds the application's write() call spends in a userspace driver for
-  // `bytes` (0 for a kernel driver), stalls included.
-  double driver_cost(uint64_t bytes);
+  // `bytes` issued at `now` (0 for a kernel driver), stalls included.
+  double driver_cost(uint64_t bytes, double now);
   // The same without stalls (the steady part; analytic helpers).
   double driver_cpu(uint64_t bytes) const;
   bool userspace() const { return userspace_; }

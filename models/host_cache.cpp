@@ -19,24 +19,77 @@ void HostCache::retire(double until) {
   }
 }
 
+void HostCache::drop_dead() {
+  while (!queued_.empty() && !queued_.front().live) queued_.pop_front(), ++base_;
+}
+
+HostCache::FileQueue& HostCache::queue_of(FileId f) {
+  if (!last_queue_ || last_file_ != f) last_file_ = f, last_queue_ = &by_file_[f];
+  return *last_queue_;
+}
+
+size_t HostCache::first_extent(FileQueue& fq, double start) {
+  // Ids of extents already popped off the queue stay in the file queues until skipped.
+  auto live = [&](uint64_t id) { return id >= base_ && queued_[id - base_].live; };
+  auto& ids = fq.ids;
+  while (!ids.empty() && !live(ids.front())) ids.pop_front();
+  // Usually the oldest dirty extent continues where the last writeback ended.
+  if (!ids.empty()) {
+    const Extent& e = extent(ids.front());
+    if (e.ready <= start && e.offset == fq.next) return 0;
+  }
+  // Otherwise: the lowest offset at or past that point, else wrap to the lowest.
+  size_t ahead = ids.size(), any = ids.size();
+  for (size_t k = 0; k < ids.size(); ++k) {
+    if (!live(ids[k])) continue;
+    const Extent& e = extent(ids[k]);
+    if (e.ready > start) continue;
+    if (e.offset >= fq.next && (ahead == ids.size() || e.offset < extent(ids[ahead]).offset)) ahead = k;
+    if (any == ids.size() || e.offset < extent(ids[any]).offset) any = k;
+  }
+  return ahead != ids.size() ? ahead : any;
+}
+
+size_t HostCache::continuation(const FileQueue& fq, size_t after, uint64_t offset, double start) {
+  const auto& ids = fq.ids;
+  auto live = [&](uint64_t id) { return id >= base_ && queued_[id - base_].live; };
+  auto fits = [&](size_t k) {
+    if (!live(ids[k])) return false;
+    const Extent& e = extent(ids[k]);
+    return e.ready <= start && e.offset == offset;
+  };
+  size_t k = after + 1;  // usually the next one dirtied
+  while (k < ids.size() && !live(ids[k])) ++k;
+  if (k < ids.size() && fits(k)) return k;
+  for (k = 0; k < ids.size(); ++k)
+    if (fits(k)) return k;
+  return ids.size();
+}
+
 void HostCache::pump(double until) {
-  while (!queued_.empty()) {
-    Extent& head = queued_.front();
+  while (true) {
+    drop_dead();
+    if (queued_.empty()) break;
+    const Extent& head = queued_.front();
     double start = std::max(head.ready, inflight_.empty() ? 0.0 : inflight_.back().end);
     if (start > until) break;
-    // Merge contiguous dirty data of the same file, up to one chunk.
-    auto limit = static_cast<uint64_t>(chunk_);
+    // The file with the oldest dirty data goes next, in offset order (the
+    // head is dirty by `start`, so one of its extents qualifies).
     FileId file = head.file;
-    uint64_t offset = head.offset, bytes = 0;
-    while (!queued_.empty() && bytes < limit) {
-      Extent& e = queued_.front();
-      if (e.file != file || e.offset != offset + bytes || e.ready > start) break;
+    FileQueue& fq = queue_of(file);
+    auto limit = static_cast<uint64_t>(chunk_);
+    size_t k = first_extent(fq, start);
+    uint64_t offset = extent(fq.ids[k]).offset, bytes = 0;
+    while (k < fq.ids.size() && bytes < limit) {
+      Extent& e = extent(fq.ids[k]);
       uint64_t take = std::min(e.bytes, limit - bytes);
       bytes += take;
-      e.offset += take;
-      e.bytes -= take;
-      if (e.bytes == 0) queued_.pop_front();
+      e.offset += take, e.bytes -= take;
+      if (e.bytes > 0) break;  // the rest stays dirty
+      e.live = false;
+      k = continuation(fq, k, offset + bytes, start);
     }
+    fq.next = offset + bytes;
     queued_bytes_ -= static_cast<double>(bytes);
     double end = fs_.write(file, offset, bytes, start, files_.used_bytes());
     inflight_.push_back({end, bytes});
@@ -73,11 +126,14 @@ double HostCache::write(FileId file, uint64_t offset, uint64_t bytes, double now
   }
   t += b / memory_;
   // Pages become dirty as they are copied; one extent per call keeps this cheap.
-  if (!queued_.empty() && queued_.back().file == file && queued_.back().offset + queued_.back().bytes == offset &&
-      queued_.back().ready >= now && queued_.back().bytes + bytes <= static_cast<uint64_t>(chunk_))
-    queued_.back().bytes += bytes, queued_.back().ready = t;
-  else
-    queued_.push_back({file, offset, bytes, t});
+  Extent* last = queued_.empty() ? nullptr : &queued_.back();
+  if (last && last->live && last->file == file && last->offset + last->bytes == offset && last->ready >= now &&
+      last->bytes + bytes <= static_cast<uint64_t>(chunk_)) {
+    last->bytes += bytes, last->ready = t;
+  } else {
+    queued_.push_back({file, offset, bytes, t, true});
+    queue_of(file).ids.push_back(base_ + queued_.size() - 1);
+  }
   queued_bytes_ += b;
   return t;
 }

@@ -1,12 +1,22 @@
 // The host layer: the OS page cache. A buffered write is copied at memory
 // speed while the dirty data stays under dirty_limit_bytes; writeback sends
-// dirty data down in chunks (contiguous data merges) as soon as the device is
-// free; a writer that finds the cache full waits until enough of it has
-// reached the device. fsync waits until everything dirty is on the device.
-// With dirty_limit_bytes = 0 (or O_DIRECT) writes go straight down.
+// dirty data down in chunks as soon as the device is free; a writer that
+// finds the cache full waits until enough of it has reached the device.
+// fsync waits until everything dirty is on the device. With
+// dirty_limit_bytes = 0 (or O_DIRECT) writes go straight down.
+//
+// Writeback works per file, like Linux's per-inode writeback
+// (write_cache_pages): it takes the file whose dirty data is oldest and
+// sends that file's dirty data in offset order from where its last
+// writeback stopped (wrapping around, like the kernel's writeback_index),
+// contiguous ranges merged into one request of up to writeback_chunk_bytes,
+// then moves on. A
+// one-file-per-channel recorder's interleaved writes therefore reach the
+// device as long runs per file, not in the order they were issued.
 #pragma once
 #include <cstdint>
 #include <deque>
+#include <unordered_map>
 
 #include "models/file_table.h"
 #include "models/fs_layer.h"
@@ -34,6 +44,7 @@ class HostCache {
     FileId file;
     uint64_t offset, bytes;
     double ready;  // when it became dirty
+    bool live;     // false once written back (it leaves the queue lazily)
   };
   struct InFlight {
     double end;
@@ -43,11 +54,28 @@ class HostCache {
   void pump(double until);
   void retire(double until);
   double next_event() const;  // earliest time the dirty amount can change
+  void drop_dead();            // pops written-back extents off the queue's front
+  Extent& extent(uint64_t id) { return queued_[id - base_]; }
 
   FsLayer& fs_;
   const FileTable& files_;
   double limit_, memory_, chunk_;
-  std::deque<Extent> queued_;
+  std::deque<Extent> queued_;  // in the order they became dirty; ids count from base_
+  uint64_t base_ = 0;
+  // Each file's queued extents (ids, in the order they became dirty, with
+  // written-back ones skipped lazily) and where its last writeback ended.
+  struct FileQueue {
+    std::deque<uint64_t> ids;
+    uint64_t next = 0;
+  };
+  std::unordered_map<FileId, FileQueue> by_file_;  // entries stay (references remain valid)
+  FileQueue& queue_of(FileId f);
+  FileId last_file_ = 0;
+  FileQueue* last_queue_ = nullptr;
+  // The extent of `fq` that writeback takes first at `start`; ids.size() if none.
+  size_t first_extent(FileQueue& fq, double start);
+  // An extent of `fq` that continues at `offset` and is dirty by `start`, after position `after`.
+  size_t continuation(const FileQueue& fq, size_t after, uint64_t offset, double start);
   std::deque<InFlight> inflight_;
   double queued_bytes_ = 0, inflight_bytes_ = 0;
   double last_end_ = 0;  // end of the latest writeback chunk issued

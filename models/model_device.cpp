@@ -7,6 +7,7 @@ namespace sd {
 
 ModelDevice::ModelDevice(const Profile& profile, ModelOptions opt)
     : syscall_s_(profile.params(Layer::Host).get("syscall_us") * 1e-6),
+      per_channel_s_(profile.params(Layer::Host).get("per_channel_us") * 1e-6),
       files_(profile.params(Layer::Filesystem).get("cluster_bytes"),
              profile.params(Layer::Filesystem).get("max_file_bytes"),
              opt.capacity_bytes >= 0 ? opt.capacity_bytes : profile.params(Layer::Device).get("capacity_bytes"),
@@ -42,8 +43,9 @@ Completion ModelDevice::submit(const Op& op, double now) {
       auto grant = files_.check_write(op.file, op.offset, op.bytes);
       if (grant.bytes == 0) return {t, grant.error, 0};
       files_.commit_write(op.file, op.offset, grant.bytes);
+      t += per_channel_s_ * op.channel_arrays;  // the application's library, before the kernel
       // A userspace driver works inside the call, before the page cache.
-      t += fs_.driver_cost(grant.bytes);
+      t += fs_.driver_cost(grant.bytes, t);
       double done = (op.direct || !host_.enabled())
                         ? fs_.write(op.file, op.offset, grant.bytes, t, files_.used_bytes())
                         : host_.write(op.file, op.offset, grant.bytes, t);
@@ -85,7 +87,7 @@ ModelState ModelDevice::state(double now) {
   s.fill = files_.capacity() > 0 ? s.used_bytes / files_.capacity() : 0;
   s.dirty_bytes = host_.enabled() ? host_.dirty_at(now) : 0;
   s.stalls = device_.stalls().count() + fs_.stalls().count();
-  s.stall_seconds = device_.stalls().total_seconds() + fs_.stalls().total_seconds();
+  s.stall_seconds = stall_seconds();
   s.device_free_at = device_.free_at();
   return s;
 }

@@ -45,10 +45,13 @@ class ModelDevice final : public Device {
   ModelState state(double now);
   const FileTable& files() const { return files_; }
   DeviceLayer& device_layer() { return device_; }
+  // Seconds of stall drawn so far in every layer (no side effects, unlike state()).
+  double stall_seconds() const { return device_.stalls().total_seconds() + fs_.stalls().total_seconds(); }
 
  private:
   static LayerParams device_params(const Profile& profile, const ModelOptions& opt);
   double syscall_s_;
+  double per_channel_s_;
   FileTable files_;
   DeviceLayer device_;
   FsLayer fs_;

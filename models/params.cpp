@@ -15,11 +15,27 @@ constexpr double kBig = 1e18;
 // controller both pause); one process implementation serves both (stalls.h).
 #define SD_STALL_ROWS(L, who)                                                                   \
   {L, "stall_interval_mb", Unit::MegaBytes, 0.0, 0, 1e9,                                        \
-   "Mean MB written between " who " stalls (exponentially distributed). 0 = no stalls."},      \
+   "Mean MB written between byte-triggered " who " stalls (flash garbage collection, "           \
+   "allocation; Poisson in bytes): a slow writer meets them less often per second. 0 = none."},  \
+  {L, "stall_period_ms", Unit::Milliseconds, 0.0, 0, 1e9,                                       \
+   "Mean time between time-triggered " who " stalls (a journal commit, a periodic flush): a "     \
+   "writer busy at that moment waits whatever its rate. 0 = none."},                             \
+  {L, "stall_period_jitter", Unit::Fraction, 0.0, 0, 1,                                         \
+   "Irregularity of time-triggered " who " stalls, both populations: 0 = strictly periodic "      \
+   "(random phase), 1 = Poisson in time."},                                                      \
   {L, "stall_duration_ms", Unit::Milliseconds, 0.0, 0, 1e6,                                     \
    "Median length of one " who " stall (log-normal)."},                                         \
   {L, "stall_duration_sigma", Unit::Ratio, 0.0, 0, 3,                                           \
-   "Spread of stall lengths: sigma of ln(duration). 0 = every stall lasts the median."}
+   "Spread of stall lengths: sigma of ln(duration). 0 = every stall lasts the median."},        \
+  {L, "stall2_interval_mb", Unit::MegaBytes, 0.0, 0, 1e9,                                       \
+   "Second population of " who " stalls (a two-population mixture): mean MB written between "    \
+   "its byte-triggered stalls. 0 = none."},                                                      \
+  {L, "stall2_period_ms", Unit::Milliseconds, 0.0, 0, 1e9,                                      \
+   "Second population: mean time between its time-triggered stalls. 0 = none."},                \
+  {L, "stall2_duration_ms", Unit::Milliseconds, 0.0, 0, 1e6,                                    \
+   "Second population: median stall length (log-normal)."},                                     \
+  {L, "stall2_duration_sigma", Unit::Ratio, 0.0, 0, 3,                                          \
+   "Second population: sigma of ln(duration). 0 = a fixed length."}
 
 const ParamSpec kTable[] = {
     // ---- host: the recording computer's OS ----
@@ -30,6 +46,10 @@ const ParamSpec kTable[] = {
      "Rate at which a buffered write is copied into the page cache while there is room."},
     {Layer::Host, "syscall_us", Unit::Microseconds, 0.0, 0, 1e8,
      "CPU cost of one write or read call (OS plus the application's I/O library), per call."},
+    {Layer::Host, "per_channel_us", Unit::Microseconds, 0.0, 0, 1e8,
+     "CPU cost per channel array in one write call: an I/O library that handles each channel's data "
+     "separately (LabVIEW's TDMS writer, one waveform per channel) pays it once per channel; interleaved "
+     "frames are one array. Charged in simulate only: through mount the real application pays its own."},
     {Layer::Host, "writeback_chunk_bytes", Unit::Bytes, 1048576.0, 4096, 1e10,
      "Largest request the page-cache writeback sends down at once (contiguous dirty data merges)."},
 
@@ -210,6 +230,9 @@ Status LayerParams::set(std::string_view key, double v, Origin origin, std::stri
   if (!std::isfinite(v) || v < s.min || v > s.max)
     return Status::error(fmt::format("{}.{} = {:g} is out of range: allowed {}", layer_name(layer_), key, v,
                                      range_text(s)));
+  if ((s.unit == Unit::Count || s.unit == Unit::Flag) && v != std::floor(v))
+    return Status::error(fmt::format("{}.{} = {:g} must be a whole number{}", layer_name(layer_), key, v,
+                                     s.unit == Unit::Flag ? " (0 or 1)" : ""));
   values_[i] = ParamValue{v, origin, std::move(source), estimate};
   present_[i] = true;
   return {};

@@ -10,6 +10,7 @@
 #include <toml++/toml.h>
 
 #include "models/builtin_profiles.h"
+#include "models/input.h"
 #include "models/units.h"
 
 namespace sd {
@@ -76,6 +77,14 @@ Result<LayerProfile> parse_layer(const toml::table& t, Layer layer, std::string_
       source = str_or(*tbl, "source");
       estimate = (*tbl)["estimate"].value_or(false);
     }
+    if (auto* i = vnode->as_integer(); i && i->flags() != toml::value_flags::none)
+      return Result<LayerProfile>::error(fmt::format(
+          "{}: '{}' is written in hexadecimal, octal or binary: write it in decimal (as on the command line)", origin,
+          key));
+    if (vnode->is_boolean())
+      return Result<LayerProfile>::error(
+          fmt::format("{}: '{}' must be a number (in {}), not true/false: write 0 or 1", origin, key,
+                      unit_name(spec->unit)));
     if (auto d = vnode->value<double>()) {
       value = *d;
     } else if (auto s = vnode->value<std::string>()) {
@@ -103,12 +112,16 @@ Result<Profile> parse_table(const toml::table& t, std::string_view origin, const
   p.name = str_or(t, "name");
   p.summary = str_or(t, "summary");
   p.source = str_or(t, "source");
-  if (t.contains("layer")) {
+  if (const toml::node* ln_node = t.get("layer")) {
     std::string ln = str_or(t, "layer");
     auto layer = layer_from_name(ln);
-    if (!layer)
+    if (!layer) {
+      std::ostringstream shown;
+      ln_node->visit([&](auto&& n) { shown << n; });
       return Result<Profile>::error(
-          fmt::format("{}: layer = \"{}\" is not a layer: use \"host\", \"filesystem\" or \"device\"", origin, ln));
+          fmt::format("{}: layer = {} is not a layer: use \"host\", \"filesystem\" or \"device\"", origin,
+                      excerpt(shown.str())));
+    }
     auto lp = parse_layer(t, *layer, origin, false);
     if (!lp) return lp.status();
     p.set_layer(std::move(*lp));
@@ -170,6 +183,7 @@ const std::vector<Builtin>& builtins() {
 }
 
 Result<Profile> parse_text_at(std::string_view text, std::string_view origin, const fs::path& base, int depth) {
+  if (Status st = check_text(text, origin, kProfileLimits); !st.ok()) return st;
   toml::table t;
   try {
     t = toml::parse(text, std::string(origin));
@@ -196,21 +210,32 @@ Result<Profile> load_part(std::string_view part, int depth) {
     }
   fs::path path{std::string(part)};
   std::error_code ec;
-  if (fs::is_regular_file(path, ec)) {
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    if (!in)
-      return Result<Profile>::error(fmt::format("cannot read profile file '{}': check its permissions", part));
-    return parse_text_at(ss.str(), path.string(), path.parent_path(), depth);
+  bool looks_like_path = part.find('/') != std::string_view::npos || part.ends_with(".toml");
+  if (fs::exists(path, ec) || looks_like_path) {
+    // A file, a pipe (`show <(...)`), or something that is not a profile file:
+    // say what it is rather than "does not exist".
+    if (std::string why = unreadable_reason(path.string()); !why.empty())
+      return Result<Profile>::error(fmt::format("profile file '{}' {}{}", excerpt(part), why,
+                                                why.starts_with("does not") ? ""
+                                                                             : ": give a profile TOML file or a "
+                                                                               "built-in name (`streamdisk profiles`)"));
+    auto text = read_input(path.string(), "profile file", kProfileLimits);
+    if (!text) return text.status();
+    return parse_text_at(*text, path.string(), path.parent_path(), depth);
   }
   std::vector<std::string> names;
   for (const auto& b : builtins()) names.push_back(b.name);
   std::string hint = nearest(part, names);
-  if (part.find('/') != std::string_view::npos || part.ends_with(".toml"))
-    return Result<Profile>::error(fmt::format("profile file '{}' does not exist", part));
   return Result<Profile>::error(fmt::format("unknown profile '{}'{}; `streamdisk profiles` lists the built-in ones",
-                                            part, hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
+                                            excerpt(part), hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
+}
+
+// A built-in device profile to name in a hint (one that exists).
+std::string example_device_profile() {
+  std::string best;
+  for (const auto& info : builtin_profiles())
+    if (info.layer == Layer::Device && (best.empty() || info.name == "samsung-960evo-250g")) best = info.name;
+  return best.empty() ? "DEVICE" : best;
 }
 
 }  // namespace
@@ -235,18 +260,34 @@ LayerParams& Profile::mutable_params(Layer l) {
   return o ? o->params : defaults_[static_cast<int>(l)];
 }
 
+namespace {
+std::string_view trimmed(std::string_view t) {
+  while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.remove_suffix(1);
+  return t;
+}
+// A number with no unit: it is in the unit the key names.
+bool is_bare_number(std::string_view text) {
+  double v = 0;
+  return parse_decimal(trimmed(text), v);
+}
+}  // namespace
+
 Result<double> parse_param_value(const ParamSpec& spec, std::string_view text) {
+  if (text.size() > 200)
+    return Result<double>::error(fmt::format("the value for {} is {} characters long: give a number such as 12.5",
+                                             spec.key, text.size()));
   switch (spec.unit) {
     case Unit::Bytes: return parse_size(text);
     case Unit::MegaBytes: {
       auto v = parse_size(text);
       if (!v) return v;
       // A bare number is already in MB; with a unit it is converted.
-      bool bare = text.find_first_not_of("0123456789.eE+- ") == std::string_view::npos;
+      bool bare = is_bare_number(text);
       return bare ? *v : *v / kMB;
     }
     case Unit::MBps: {
-      bool bare = text.find_first_not_of("0123456789.eE+- ") == std::string_view::npos;
+      bool bare = is_bare_number(text);
       if (bare) break;
       auto v = parse_rate(text);
       if (!v) return v;
@@ -255,7 +296,7 @@ Result<double> parse_param_value(const ParamSpec& spec, std::string_view text) {
     case Unit::Fraction: return parse_fraction(text);
     case Unit::Microseconds:
     case Unit::Milliseconds: {
-      bool bare = text.find_first_not_of("0123456789.eE+- ") == std::string_view::npos;
+      bool bare = is_bare_number(text);
       if (bare) break;
       auto v = parse_duration(text);
       if (!v) return v;
@@ -265,17 +306,15 @@ Result<double> parse_param_value(const ParamSpec& spec, std::string_view text) {
     case Unit::Ratio:
     case Unit::Flag: break;
   }
-  try {
-    size_t used = 0;
-    std::string s(text);
-    double v = std::stod(s, &used);
-    if (s.find_first_not_of(' ', used) == std::string::npos) return v;
-  } catch (...) {
-  }
-  return Result<double>::error(fmt::format("'{}' is not a number in {} for {}", text, unit_name(spec.unit), spec.key));
+  if (double v = 0; parse_decimal(trimmed(text), v)) return v;
+  return Result<double>::error(
+      fmt::format("'{}' is not a number in {} for {}", excerpt(text), unit_name(spec.unit), spec.key));
 }
 
 Status Profile::apply_override(std::string_view assignment) {
+  if (assignment.size() > 300)
+    return Status::error(fmt::format("--set '{}' is {} characters long: give key=value, e.g. device.sustained_mbps=20",
+                                     excerpt(assignment), assignment.size()));
   auto eq = assignment.find('=');
   if (eq == std::string_view::npos)
     return Status::error(fmt::format("--set '{}' needs the form key=value, e.g. --set device.sustained_mbps=20",
@@ -287,7 +326,7 @@ Status Profile::apply_override(std::string_view assignment) {
   if (auto dot = key.find('.'); dot != std::string::npos) {
     auto l = layer_from_name(key.substr(0, dot));
     if (!l)
-      return Status::error(fmt::format("--set {}: '{}' is not a layer: use host., filesystem. or device.", assignment,
+      return Status::error(fmt::format("--set {}: '{}' is not a layer: use host., filesystem. or device.", excerpt(assignment),
                                        key.substr(0, dot)));
     layers = {*l};
     bare = key.substr(dot + 1);
@@ -295,7 +334,7 @@ Status Profile::apply_override(std::string_view assignment) {
     for (Layer l : kLayers)
       if (find_param(l, bare)) layers.push_back(l);
     if (layers.size() > 1)
-      return Status::error(fmt::format("--set {}: '{}' exists in several layers: write {}.{} or {}.{}", assignment,
+      return Status::error(fmt::format("--set {}: '{}' exists in several layers: write {}.{} or {}.{}", excerpt(assignment),
                                        bare, layer_name(layers[0]), bare, layer_name(layers[1]), bare));
     if (layers.empty()) {
       std::vector<std::string> all;
@@ -303,7 +342,7 @@ Status Profile::apply_override(std::string_view assignment) {
       std::vector<std::string> bare_keys;
       for (const auto& s : param_table()) bare_keys.emplace_back(s.key);
       std::string hint = nearest(bare, bare_keys);
-      return Status::error(fmt::format("--set: unknown parameter '{}'{}; `streamdisk show --params` lists them", bare,
+      return Status::error(fmt::format("--set: unknown parameter '{}'{}; `streamdisk show --params` lists them", excerpt(bare),
                                        hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
     }
   }
@@ -311,7 +350,7 @@ Status Profile::apply_override(std::string_view assignment) {
   const ParamSpec* spec = find_param(l, bare);
   if (!spec) return mutable_params(l).set(bare, 0, Origin::Override);  // "did you mean" message
   auto v = parse_param_value(*spec, value);
-  if (!v) return Status::error(fmt::format("--set {}: {}", assignment, v.message()));
+  if (!v) return Status::error(fmt::format("--set {}: {}", excerpt(assignment), v.message()));
   if (!has(l)) {
     LayerProfile lp;
     lp.name = "(--set)";
@@ -330,8 +369,9 @@ Status Profile::finish() {
     std::string where = has(l) ? fmt::format("profile '{}' ({})", layer(l)->name, layer(l)->origin)
                                : fmt::format("profile '{}'", name);
     if (!has(l) && l == Layer::Device)
-      return Status::error(fmt::format("profile '{}' has no device layer: add one, e.g. '{}+ssd-generic' "
-                                       "(see `streamdisk profiles`)", name, name));
+      return Status::error(fmt::format("profile '{}' has no device layer: add one, e.g. '{}+{}' "
+                                       "(`streamdisk profiles` lists the device profiles)", excerpt(name), excerpt(name),
+                                       example_device_profile()));
     Status st = lp.finish(where);
     if (!st.ok()) return st;
   }

@@ -1,38 +1,108 @@
 #include "models/stalls.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace sd {
 
-StallProcess::StallProcess(const LayerParams& p, uint64_t seed)
-    : interval_bytes_(p.get("stall_interval_mb") * 1e6),
-      median_s_(p.get("stall_duration_ms") * 1e-3),
-      sigma_(p.get("stall_duration_sigma")),
-      rng_(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull) {
-  if (enabled()) draw_next();
+StallProcess::StallProcess(const LayerParams& p, uint64_t seed) {
+  const char* pre[2] = {"stall_", "stall2_"};
+  double jitter = p.get("stall_period_jitter");
+  for (int pop = 0; pop < 2; ++pop) {
+    std::string k = pre[pop];
+    double median = p.get(k + "duration_ms") * 1e-3, sigma = p.get(k + "duration_sigma");
+    for (int by_time = 0; by_time < 2; ++by_time) {
+      Source& s = src_[static_cast<size_t>(pop * 2 + by_time)];
+      s.by_time = by_time != 0;
+      s.mean_gap = by_time ? p.get(k + "period_ms") * 1e-3 : p.get(k + "interval_mb") * 1e6;
+      s.jitter = jitter;
+      s.median_s = median, s.sigma = sigma;
+      // Population 1's byte stream keeps the seeding it always had, so old
+      // profiles draw the same stalls; the others get streams of their own.
+      uint64_t salt = static_cast<uint64_t>(pop * 2 + by_time);
+      s.rng = SplitMix64(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull + salt * 0xA0761D6478BD642Full);
+      if (!s.on()) continue;
+      if (s.by_time) {
+        double first = s.mean_gap * s.rng.uniform();  // a random phase
+        s.next = first, s.next_len = s.length();
+      } else {
+        s.next = -std::log(s.rng.uniform()) * s.mean_gap;
+      }
+    }
+  }
 }
 
-void StallProcess::draw_next() { until_next_ = -std::log(rng_.uniform()) * interval_bytes_; }
+double StallProcess::Source::length() { return median_s * (sigma > 0 ? std::exp(sigma * rng.normal()) : 1.0); }
 
-double StallProcess::on_bytes(uint64_t bytes) {
-  if (!enabled()) return 0;
-  double left = static_cast<double>(bytes);
+void StallProcess::Source::draw_time_pause() {
+  // Start to start: (1 - j) of the period is regular, j of it exponential.
+  next += mean_gap * ((1 - jitter) + jitter * -std::log(rng.uniform()));
+  next_len = length();
+}
+
+bool StallProcess::enabled() const {
+  return std::any_of(src_.begin(), src_.end(), [](const Source& s) { return s.on(); });
+}
+
+void StallProcess::disable() {
+  for (Source& s : src_) s.mean_gap = 0;
+}
+
+double StallProcess::delay(double start, double end, uint64_t bytes) {
   double stall = 0;
-  while (left >= until_next_) {
-    left -= until_next_;
-    double d = median_s_ * (sigma_ > 0 ? std::exp(sigma_ * rng_.normal()) : 1.0);
-    stall += d;
-    ++count_;
-    draw_next();
+  // Byte-triggered: the pause is inside the request that writes the byte.
+  for (Source& s : src_) {
+    if (s.by_time || !s.on()) continue;
+    double left = static_cast<double>(bytes);
+    while (left >= s.next) {
+      left -= s.next;
+      stall += s.length();
+      ++count_;
+      s.next = -std::log(s.rng.uniform()) * s.mean_gap;
+    }
+    s.next -= left;
   }
-  until_next_ -= left;
-  total_s_ += stall;
-  return stall;
+  if (!src_[1].on() && !src_[3].on()) {
+    total_s_ += stall;
+    return stall;
+  }
+  // Time-triggered: walk the request's service through the pauses it meets.
+  double t = start, work = std::max(0.0, end - start) + stall;
+  for (;;) {
+    Source* first = nullptr;
+    for (Source& s : src_)
+      if (s.by_time && s.on() && (!first || s.next < first->next)) first = &s;
+    if (!first || first->next >= t + work) break;
+    double from = first->next, until = first->next + first->next_len;
+    if (until > t) {
+      if (from <= t) {
+        t = until;  // the pause began while the request waited or the channel idled
+      } else {
+        work -= from - t;
+        t = until;
+      }
+      ++count_;
+    }
+    // A pause that ended before the request began passed unseen.
+    first->draw_time_pause();
+  }
+  double total = t + work - std::max(0.0, end - start) - start;
+  total_s_ += total;
+  return total;
 }
 
 double StallProcess::mean_seconds_per_byte() const {
-  if (!enabled()) return 0;
-  return median_s_ * std::exp(sigma_ * sigma_ / 2) / interval_bytes_;
+  double s = 0;
+  for (const Source& src : src_)
+    if (!src.by_time && src.on()) s += src.median_s * std::exp(src.sigma * src.sigma / 2) / src.mean_gap;
+  return s;
+}
+
+double StallProcess::time_fraction() const {
+  double f = 0;
+  for (const Source& src : src_)
+    if (src.by_time && src.on()) f += src.median_s * std::exp(src.sigma * src.sigma / 2) / src.mean_gap;
+  return std::min(f, 0.95);
 }
 
 }  // namespace sd

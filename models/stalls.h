@@ -1,9 +1,18 @@
-// Occasional long pauses (flash garbage collection, a userspace driver's
-// flush). Stalls arrive as a Poisson process in bytes written (mean
-// `interval_mb` MB between them) and last a log-normal time (median, sigma).
-// Drawn from a seeded generator with hand-written transforms, so the same seed
-// gives the same stalls on every platform and standard library.
+// Occasional long pauses: flash garbage collection or allocation (triggered by
+// bytes written), a journal commit or a periodic flush (triggered by time).
+// A layer has up to two populations of pauses (a two-population mixture:
+// short frequent ones and long rare ones); each population has a duration
+// distribution (log-normal: median, sigma; sigma 0 = a fixed length) and
+// arrivals per byte written (Poisson, mean `interval_mb` MB apart) and/or per
+// unit of time (every `period_ms`, from strictly periodic to Poisson in time
+// by `stall_period_jitter`). A byte-triggered pause lands inside the request
+// that writes the byte; a time-triggered pause delays whatever request is in
+// service (or arrives) while it lasts and goes unseen by an idle writer, so a
+// slow paced writer meets time-triggered pauses whatever its rate while
+// byte-triggered ones thin out. Drawn from seeded generators with hand-written
+// transforms (models/rng.h): the same seed gives the same stalls everywhere.
 #pragma once
+#include <array>
 #include <cstdint>
 
 #include "models/params.h"
@@ -14,25 +23,39 @@ namespace sd {
 class StallProcess {
  public:
   StallProcess() = default;
-  // Reads stall_interval_mb, stall_duration_ms, stall_duration_sigma of `p`.
+  // Reads the stall_* and stall2_* keys of `p` (models/params.cpp).
   StallProcess(const LayerParams& p, uint64_t seed);
-  // Seconds of stall incurred while writing the next `bytes` bytes.
-  double on_bytes(uint64_t bytes);
-  bool enabled() const { return interval_bytes_ > 0 && median_s_ > 0; }
-  // Expected stall seconds per byte written (for steady-state rates).
+  // Seconds of stall met by a request of `bytes` whose stall-free service
+  // runs over [start, end] (seconds). Calls must come in nondecreasing start
+  // order per process (one request channel); time-triggered pauses that ended
+  // before `start` passed unseen.
+  double delay(double start, double end, uint64_t bytes);
+  bool enabled() const;
+  // Expected stall seconds per byte written from byte-triggered pauses.
   double mean_seconds_per_byte() const;
+  // Expected fraction of time spent in time-triggered pauses (a request
+  // channel that is always busy loses this fraction of its time).
+  double time_fraction() const;
   uint64_t count() const { return count_; }
   double total_seconds() const { return total_s_; }
-  void disable() { interval_bytes_ = 0; }
+  void disable();
 
  private:
-  void draw_next();
+  // One arrival stream of one population.
+  struct Source {
+    bool by_time = false;
+    double mean_gap = 0;  // bytes (by_time false) or seconds between arrivals
+    double jitter = 1;    // time arrivals: 0 periodic .. 1 Poisson
+    double median_s = 0, sigma = 0;
+    SplitMix64 rng{0};
+    double next = 0;      // bytes until the next pause, or start time of the next pause
+    double next_len = 0;  // length of the next time-triggered pause
+    bool on() const { return mean_gap > 0 && median_s > 0; }
+    double length();
+    void draw_time_pause();
+  };
 
-  double interval_bytes_ = 0;
-  double median_s_ = 0;
-  double sigma_ = 0;
-  SplitMix64 rng_;
-  double until_next_ = 0;     // bytes until the next stall
+  std::array<Source, 4> src_;  // population 1 bytes, 1 time, 2 bytes, 2 time
   uint64_t count_ = 0;
   double total_s_ = 0;
 };

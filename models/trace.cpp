@@ -9,6 +9,9 @@
 
 #include <fmt/format.h>
 
+#include "models/input.h"
+#include "models/units.h"
+
 namespace sd {
 namespace {
 
@@ -50,12 +53,17 @@ std::vector<std::string> split_csv(const std::string& line) {
   return out;
 }
 
-template <class T>
-bool parse_num(const std::string& s, T& out) {
-  if (s.empty()) return false;
-  std::istringstream is(s);
-  is >> out;
-  return !is.fail() && is.eof();
+// Limits of what a trace row may say (issue 11 §6): times within a century,
+// sizes and offsets within the largest device the model takes (1e17 bytes).
+constexpr double kMaxSeconds = 3.2e9;
+constexpr uint64_t kMaxBytes = 100'000'000'000'000'000ULL;
+constexpr uint64_t kMaxSmall = 1'000'000;  // thread ids, queue depths
+
+bool parse_num(const std::string& s, int& out) {
+  uint64_t v = 0;
+  if (!parse_whole(s, v, 0x7fffffff)) return false;
+  out = static_cast<int>(v);
+  return true;
 }
 
 }  // namespace
@@ -72,8 +80,20 @@ std::optional<int> errno_from_name(const std::string& s) {
   for (auto& [v, n] : kErrnos)
     if (s == n) return v;
   int v = 0;
-  if (parse_num(s, v)) return v;
+  if (parse_num(s, v) && v < 4096) return v;
   return std::nullopt;
+}
+
+Result<std::optional<double>> meta_number(const std::map<std::string, std::string>& meta, const std::string& key,
+                                          const std::string& name, double max) {
+  auto it = meta.find(key);
+  if (it == meta.end()) return std::optional<double>();
+  double v = 0;
+  if (!parse_decimal(it->second, v) || v < 0 || v > max)
+    return Result<std::optional<double>>::error(
+        fmt::format("{}: header line '# {}={}' must be a number from 0 to {:g}", name, key, excerpt(it->second, 40),
+                    max));
+  return std::optional<double>(v);
 }
 
 std::optional<OpKind> op_from_name(const std::string& s) {
@@ -120,14 +140,13 @@ void TraceWriter::abandon() { out_.abandon(); }
 Result<Trace> read_trace(std::istream& in, const std::string& name) {
   Trace t;
   std::string line;
-  size_t lineno = 0;
+  LineReader lines(in, name);
   bool header_seen = false, magic_seen = false;
   auto err = [&](const std::string& what) {
-    return Result<Trace>::error(fmt::format("{}:{}: {}", name, lineno, what));
+    return Result<Trace>::error(fmt::format("{}:{}: {}", name, lines.lineno(), what));
   };
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  auto seconds = [](const std::string& f, double& v) { return parse_decimal(f, v) && v >= 0 && v <= kMaxSeconds; };
+  while (lines.next(line)) {
     if (line.empty()) continue;
     if (line[0] == '#') {
       std::string body = line.substr(1);
@@ -136,7 +155,7 @@ Result<Trace> read_trace(std::istream& in, const std::string& name) {
         int v = 0;
         if (!parse_num(body.substr(17), v) || v != kTraceFormatVersion)
           return err(fmt::format("trace format version '{}' is not supported (this streamdisk reads version {})",
-                                 body.substr(17), kTraceFormatVersion));
+                                 excerpt(body.substr(17)), kTraceFormatVersion));
         magic_seen = true;
       } else if (auto eq = body.find('='); eq != std::string::npos) {
         t.meta[body.substr(0, eq)] = body.substr(eq + 1);
@@ -154,42 +173,54 @@ Result<Trace> read_trace(std::istream& in, const std::string& name) {
     auto f = split_csv(line);
     if (f.size() != 10) return err(fmt::format("expected 10 fields, found {}", f.size()));
     TraceRecord r;
-    if (!parse_num(f[0], r.start) || !parse_num(f[1], r.end)) return err("start_s and end_s must be numbers");
+    if (!seconds(f[0], r.start) || !seconds(f[1], r.end))
+      return err(fmt::format("start_s and end_s must be seconds from 0 to {:g}, found '{}' and '{}'", kMaxSeconds,
+                             excerpt(f[0], 30), excerpt(f[1], 30)));
     if (r.end < r.start) return err("end_s is before start_s");
     auto op = op_from_name(f[2]);
-    if (!op) return err(fmt::format("unknown op '{}'", f[2]));
+    if (!op) return err(fmt::format("unknown op '{}'", excerpt(f[2], 30)));
     r.op = *op;
     r.file = f[3];
-    if (!f[4].empty() && !parse_num(f[4], r.offset)) return err("offset must be a whole number of bytes");
-    if (!f[5].empty() && !parse_num(f[5], r.bytes)) return err("bytes must be a whole number");
+    if (r.file.size() > 4096) return err("the file name is longer than 4096 characters");
+    if (!f[4].empty() && !parse_whole(f[4], r.offset, kMaxBytes))
+      return err(fmt::format("offset '{}' must be a whole number of bytes from 0 to 1e17", excerpt(f[4], 30)));
+    if (!f[5].empty() && !parse_whole(f[5], r.bytes, kMaxBytes))
+      return err(fmt::format("bytes '{}' must be a whole number from 0 to 1e17", excerpt(f[5], 30)));
+    if (r.offset + r.bytes > kMaxBytes) return err("offset + bytes is past 1e17 bytes (100 PB)");
+    uint64_t small = 0;
     if (!f[6].empty()) {
-      int v;
-      if (!parse_num(f[6], v)) return err("thread must be a whole number");
-      r.thread = v;
+      if (!parse_whole(f[6], small, kMaxSmall))
+        return err(fmt::format("thread '{}' must be a whole number from 0 to 1000000", excerpt(f[6], 30)));
+      r.thread = static_cast<int>(small);
     }
     if (!f[7].empty()) {
-      int v;
-      if (!parse_num(f[7], v)) return err("queue_depth must be a whole number");
-      r.queue_depth = v;
+      if (!parse_whole(f[7], small, kMaxSmall))
+        return err(fmt::format("queue_depth '{}' must be a whole number from 0 to 1000000", excerpt(f[7], 30)));
+      r.queue_depth = static_cast<int>(small);
     }
     if (!f[8].empty()) {
       double v;
-      if (!parse_num(f[8], v)) return err("modelled_end_s must be a number");
+      if (!seconds(f[8], v))
+        return err(fmt::format("modelled_end_s '{}' must be seconds from 0 to {:g}", excerpt(f[8], 30), kMaxSeconds));
       r.modelled_end = v;
     }
     auto e = errno_from_name(f[9]);
-    if (!e) return err(fmt::format("unknown error '{}'", f[9]));
+    if (!e) return err(fmt::format("unknown error '{}' (an errno name such as ENOSPC, or 0)", excerpt(f[9], 30)));
     r.error = *e;
     t.records.push_back(std::move(r));
   }
+  if (!lines.ok()) return lines.status();
   if (!header_seen) {
-    lineno = std::max<size_t>(lineno, 1);
-    return err(magic_seen ? "no column header line" : "empty file, or not a streamdisk trace");
+    return Result<Trace>::error(fmt::format("{}:{}: {}", name, std::max<size_t>(lines.lineno(), 1),
+                                            magic_seen ? "no column header line"
+                                                       : "empty file, or not a streamdisk trace"));
   }
   return t;
 }
 
 Result<Trace> read_trace_file(const std::string& path) {
+  if (std::string why = unreadable_reason(path); !why.empty())
+    return Result<Trace>::error(fmt::format("cannot read trace '{}': it {}", path, why));
   std::ifstream in(path);
   if (!in) return Result<Trace>::error(fmt::format("cannot open trace '{}': {}", path, std::strerror(errno)));
   return read_trace(in, path);

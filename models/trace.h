@@ -71,6 +71,11 @@ std::string format_trace_row(const TraceRecord& r);
 // Parses a whole trace; errors name the line ("trace.csv:12: ...").
 Result<Trace> read_trace(std::istream& in, const std::string& name);
 Result<Trace> read_trace_file(const std::string& path);
+// A number from a "# key=value" header line (capacity_bytes, prefill_bytes,
+// seed): nullopt if the line is absent; an error naming the trace if the
+// value is not a decimal number from 0 to `max` (nan, -1, 1e300...).
+Result<std::optional<double>> meta_number(const std::map<std::string, std::string>& meta, const std::string& key,
+                                          const std::string& name, double max);
 // "ENOSPC" <-> 28; unknown names fail.
 std::string errno_name(int e);
 std::optional<int> errno_from_name(const std::string& s);

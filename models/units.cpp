@@ -1,5 +1,10 @@
 #include "models/units.h"
 
+#include <cerrno>
+#include <cstdlib>
+
+#include "models/input.h"
+
 #include <cctype>
 #include <cmath>
 #include <string>
@@ -21,13 +26,9 @@ Result<Split> split_number(std::string_view text, std::string_view what, std::st
   if (s.empty()) return Result<Split>::error(fmt::format("empty {}: give a value such as {}", what, example));
   size_t used = 0;
   double v = 0;
-  try {
-    v = std::stod(s, &used);
-  } catch (...) {
-    return Result<Split>::error(fmt::format("'{}' is not a {}: give a value such as {}", text, what, example));
-  }
-  if (!std::isfinite(v))
-    return Result<Split>::error(fmt::format("'{}' is not a finite {}", text, what));
+  if (!parse_decimal(s, v, &used))
+    return Result<Split>::error(
+        fmt::format("'{}' is not a {}: give a value such as {}", excerpt(text), what, example));
   std::string suf = s.substr(used);
   for (auto& c : suf) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return Split{v, suf};
@@ -53,6 +54,44 @@ std::optional<double> prefix_multiplier(std::string_view p, bool bare_binary) {
 
 }  // namespace
 
+bool parse_decimal(std::string_view t, double& out, size_t* used) {
+  size_t i = 0, n = t.size();
+  auto digit = [&](size_t k) { return k < n && t[k] >= '0' && t[k] <= '9'; };
+  if (i < n && (t[i] == '+' || t[i] == '-')) ++i;
+  size_t mant = 0;
+  while (digit(i)) ++i, ++mant;
+  if (i < n && t[i] == '.') {
+    ++i;
+    while (digit(i)) ++i, ++mant;
+  }
+  if (mant == 0) return false;
+  if (i < n && (t[i] == 'e' || t[i] == 'E')) {
+    size_t k = i + 1;
+    if (k < n && (t[k] == '+' || t[k] == '-')) ++k;
+    if (digit(k)) {
+      while (digit(k)) ++k;
+      i = k;
+    }
+  }
+  if (!used && i != n) return false;
+  std::string s(t.substr(0, i));
+  errno = 0;
+  double v = std::strtod(s.c_str(), nullptr);
+  if (!std::isfinite(v)) return false;  // 1e999
+  out = v;
+  if (used) *used = i;
+  return true;
+}
+
+bool parse_whole(std::string_view t, uint64_t& out, uint64_t max) {
+  if (t.empty() || t.size() > 20 || t.find_first_not_of("0123456789") != std::string_view::npos) return false;
+  errno = 0;
+  unsigned long long v = std::strtoull(std::string(t).c_str(), nullptr, 10);
+  if (errno == ERANGE || v > max) return false;
+  out = v;
+  return true;
+}
+
 Result<double> parse_size(std::string_view text) {
   auto sp = split_number(text, "size", "4k, 1MiB or 16GB");
   if (!sp) return sp.status();
@@ -63,7 +102,8 @@ Result<double> parse_size(std::string_view text) {
     return Result<double>::error(fmt::format(
         "'{}' has an unknown size unit '{}': use B, k/KiB, MiB, GiB, or kB/MB/GB for powers of 1000", text, sp->suffix));
   double v = sp->number * *m;
-  if (v < 0) return Result<double>::error(fmt::format("size '{}' is negative: sizes must be 0 or more", text));
+  if (!std::isfinite(v)) return Result<double>::error(fmt::format("'{}' is too large", excerpt(text)));
+  if (v < 0) return Result<double>::error(fmt::format("size '{}' is negative: sizes must be 0 or more", excerpt(text)));
   return v;
 }
 
@@ -71,14 +111,20 @@ Result<double> parse_rate(std::string_view text) {
   auto sp = split_number(text, "rate", "300MB/s");
   if (!sp) return sp.status();
   std::string suf = sp->suffix;
-  if (suf.size() >= 2 && suf.substr(suf.size() - 2) == "/s") suf.resize(suf.size() - 2);
-  else if (suf.size() >= 2 && suf.substr(suf.size() - 2) == "ps") suf.resize(suf.size() - 2);
+  bool per_second = false;
+  if (suf.size() >= 2 && suf.substr(suf.size() - 2) == "/s") suf.resize(suf.size() - 2), per_second = true;
+  else if (suf.size() >= 2 && suf.substr(suf.size() - 2) == "ps") suf.resize(suf.size() - 2), per_second = true;
+  // "5GB" is a size: taking it as 5 GB/s would hide a mistake.
+  if (!per_second && !suf.empty() && suf.back() == 'b' && prefix_multiplier(suf, false))
+    return Result<double>::error(
+        fmt::format("'{}' is a size, not a rate: write a rate such as {}/s", excerpt(text), excerpt(text)));
   if (suf == "b" || suf.empty()) suf.clear();
   auto m = prefix_multiplier(suf, /*bare_binary=*/false);
   if (!m)
-    return Result<double>::error(fmt::format("'{}' has an unknown rate unit: use e.g. 300MB/s, 40MiB/s or 2GB/s", text));
+    return Result<double>::error(fmt::format("'{}' has an unknown rate unit: use e.g. 300MB/s, 40MiB/s or 2GB/s", excerpt(text)));
   double v = sp->number * *m;
-  if (v <= 0) return Result<double>::error(fmt::format("rate '{}' must be greater than 0", text));
+  if (!std::isfinite(v)) return Result<double>::error(fmt::format("'{}' is too large", excerpt(text)));
+  if (v <= 0) return Result<double>::error(fmt::format("rate '{}' must be greater than 0", excerpt(text)));
   return v;
 }
 
@@ -94,9 +140,10 @@ Result<double> parse_duration(std::string_view text) {
   else if (s == "h" || s == "hr") mult = 3600;
   else if (s == "d") mult = 86400;
   else
-    return Result<double>::error(fmt::format("'{}' has an unknown time unit '{}': use ms, s, min or h", text, s));
+    return Result<double>::error(fmt::format("'{}' has an unknown time unit '{}': use ms, s, min or h", excerpt(text), excerpt(s)));
   double v = sp->number * mult;
-  if (v < 0) return Result<double>::error(fmt::format("duration '{}' is negative", text));
+  if (!std::isfinite(v)) return Result<double>::error(fmt::format("'{}' is too large", excerpt(text)));
+  if (v < 0) return Result<double>::error(fmt::format("duration '{}' is negative", excerpt(text)));
   return v;
 }
 
@@ -106,8 +153,8 @@ Result<double> parse_fraction(std::string_view text) {
   double v = sp->number;
   if (sp->suffix == "%") v /= 100;
   else if (!sp->suffix.empty())
-    return Result<double>::error(fmt::format("'{}' is not a fraction: write 85% or 0.85", text));
-  if (v < 0 || v > 1) return Result<double>::error(fmt::format("'{}' is outside 0..100%", text));
+    return Result<double>::error(fmt::format("'{}' is not a fraction: write 85% or 0.85", excerpt(text)));
+  if (v < 0 || v > 1) return Result<double>::error(fmt::format("'{}' is outside 0..100%", excerpt(text)));
   return v;
 }
 
@@ -121,8 +168,9 @@ Result<double> parse_count(std::string_view text) {
   else if (sp->suffix == "khz") v *= 1e3;
   else if (sp->suffix == "mhz") v *= 1e6;
   else if (!sp->suffix.empty())
-    return Result<double>::error(fmt::format("'{}' is not a number: write 48000 or 48k", text));
-  if (v < 0) return Result<double>::error(fmt::format("'{}' is negative", text));
+    return Result<double>::error(fmt::format("'{}' is not a number: write 48000 or 48k", excerpt(text)));
+  if (!std::isfinite(v)) return Result<double>::error(fmt::format("'{}' is too large", excerpt(text)));
+  if (v < 0) return Result<double>::error(fmt::format("'{}' is negative", excerpt(text)));
   return v;
 }
 

@@ -13,17 +13,16 @@
 
 #include <fmt/format.h>
 
+#include "models/input.h"
+#include "models/units.h"
 #include "replay/readers.h"
 
 namespace sd {
 namespace {
 
-bool parse_u64(const std::string& s, uint64_t& v) {
-  if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) return false;
-  errno = 0;
-  v = std::strtoull(s.c_str(), nullptr, 10);
-  return errno == 0;
-}
+// Offsets and lengths up to 1e17 bytes (the model's largest device); times
+// up to a century in microseconds.
+bool parse_u64(const std::string& s, uint64_t& v) { return parse_whole(s, v, 100'000'000'000'000'000ULL); }
 
 std::vector<std::string> words(const std::string& line) {
   std::istringstream is(line);
@@ -38,15 +37,13 @@ Result<OpList> read_fio_iolog(std::istream& in, const std::string& name) {
   OpList out;
   out.name = name;
   std::string line;
-  size_t lineno = 0;
+  LineReader lines(in, name);
   int version = 0;
   double t = 0;  // v2: accumulated waits, seconds
   auto err = [&](const std::string& what) {
-    return Result<OpList>::error(fmt::format("{}:{}: {}", name, lineno, what));
+    return Result<OpList>::error(fmt::format("{}:{}: {}", name, std::max<size_t>(lines.lineno(), 1), what));
   };
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  while (lines.next(line)) {
     auto w = words(line);
     if (w.empty()) continue;
     if (version == 0) {
@@ -58,7 +55,7 @@ Result<OpList> read_fio_iolog(std::istream& in, const std::string& name) {
     }
     if (version == 3) {
       uint64_t us = 0;
-      if (!parse_u64(w[0], us)) return err(fmt::format("expected a time in microseconds first, found '{}'", w[0]));
+      if (!parse_u64(w[0], us)) return err(fmt::format("expected a time in microseconds first, found '{}'", excerpt(w[0], 40)));
       t = static_cast<double>(us) * 1e-6;
       w.erase(w.begin());
     }
@@ -73,13 +70,14 @@ Result<OpList> read_fio_iolog(std::istream& in, const std::string& name) {
       if (act == "add") continue;  // declares the file; fio opens it later
       if (act == "open") o.kind = OpKind::Create;
       else if (act == "close") o.kind = OpKind::Close;
-      else return err(fmt::format("unknown file action '{}' (fio writes add, open or close)", act));
+      else return err(fmt::format("unknown file action '{}' (fio writes add, open or close)", excerpt(act, 40)));
       out.ops.push_back(std::move(o));
       continue;
     }
     uint64_t off = 0, len = 0;
     if (!parse_u64(w[2], off) || !parse_u64(w[3], len))
-      return err(fmt::format("offset and length must be whole numbers, found '{}' '{}'", w[2], w[3]));
+      return err(fmt::format("offset and length must be whole numbers, found '{}' '{}'", excerpt(w[2], 30), excerpt(w[3], 30)));
+    if (off + len > 100'000'000'000'000'000ULL) return err("offset + length is past 1e17 bytes (100 PB)");
     if (act == "wait") {
       if (version == 2) t += static_cast<double>(off) * 1e-6;
       continue;
@@ -88,15 +86,15 @@ Result<OpList> read_fio_iolog(std::istream& in, const std::string& name) {
     else if (act == "read") o.kind = OpKind::Read;
     else if (act == "sync" || act == "datasync") o.kind = OpKind::Fsync;
     else {
-      ++out.unknown[act];  // trim, sync_file_range: not modelled
+      ++out.unknown[excerpt(act, 40)];  // trim, sync_file_range: not modelled
       continue;
     }
     o.offset = off;
     o.bytes = len;
     out.ops.push_back(std::move(o));
   }
+  if (!lines.ok()) return lines.status();
   if (version == 0) {
-    lineno = std::max<size_t>(lineno, 1);
     return err("empty file, or not a fio iolog");
   }
   return out;

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "models/input.h"
 #include "models/trace.h"
 
 namespace sd {
@@ -49,10 +50,19 @@ bool looks_like_strace(const std::string& line) {
     return s.size() >= 9 && s[2] == ':' && s[5] == ':' && s[8] == '.' &&
            std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == ':' || c == '.'; });
   };
+  // -ttt: seconds since the epoch, "1700000000.123456", followed by a call.
+  auto is_epoch = [](const std::string& s) {
+    auto dot = s.find('.');
+    return dot != std::string::npos && dot >= 9 && s.size() > dot + 1 &&
+           s.find_first_not_of("0123456789.") == std::string::npos && s.find('.', dot + 1) == std::string::npos;
+  };
+  auto is_call = [&](const std::string& s) { return s.find('(') != std::string::npos || s.starts_with("---") || s.starts_with("+++") || s == "<..."; };
+  std::string c;
+  is >> c;
   if (a == "[pid") return true;
-  if (is_time(a)) return true;
+  if (is_time(a) || (is_epoch(a) && is_call(b))) return true;
   return std::all_of(a.begin(), a.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }) &&
-         !a.empty() && is_time(b);
+         !a.empty() && (is_time(b) || (is_epoch(b) && is_call(c)));
 }
 
 }  // namespace
@@ -60,14 +70,16 @@ bool looks_like_strace(const std::string& line) {
 Result<TraceFormat> detect_trace_format(std::istream& in, const std::string& name) {
   std::string line;
   int looked = 0;
-  while (looked < 20 && std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  LineReader lines(in, name);
+  while (looked < 20 && lines.next(line)) {
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
     ++looked;
     if (line.starts_with("# streamdisk-trace") || line.starts_with("#streamdisk-trace")) return TraceFormat::Native;
     if (line.starts_with("fio version ")) return TraceFormat::FioIolog;
     if (looks_like_strace(line)) return TraceFormat::Strace;
   }
+  if (!lines.ok()) return lines.status();
+  if (looked == 0) return Result<TraceFormat>::error(fmt::format("{}: the trace is empty", name));
   return Result<TraceFormat>::error(fmt::format(
       "{}: cannot tell the trace format: expected a streamdisk trace ('# streamdisk-trace 1'), a fio iolog "
       "('fio version 2 iolog') or `strace -f -tt -T` output (name it with --format native|fio|strace)",
@@ -97,17 +109,34 @@ Result<OpList> read_native_ops(std::istream& in, const std::string& name) {
 }
 
 Result<OpList> read_ops_file(const std::string& path, TraceFormat fmt) {
-  std::ifstream in(path);
-  if (!in)
+  if (std::string why = unreadable_reason(path); !why.empty())
+    return Result<OpList>::error(fmt::format("cannot read trace '{}': it {}", path, why));
+  std::ifstream file(path);
+  if (!file)
     return Result<OpList>::error(
         fmt::format("cannot open trace '{}': {} (check the path)", path, std::strerror(errno)));
+  // Detection reads the first lines; a pipe (`replay <(cat trace)`) cannot
+  // seek back, so those lines are kept and read again ahead of the rest.
+  std::string head;
   if (fmt == TraceFormat::Auto) {
-    auto d = detect_trace_format(in, path);
+    struct Recording : std::streambuf {
+      std::streambuf* src;
+      std::string& seen;
+      Recording(std::streambuf* s, std::string& out) : src(s), seen(out) {}
+      int_type underflow() override { return src->sgetc(); }
+      int_type uflow() override {
+        int_type c = src->sbumpc();
+        if (!traits_type::eq_int_type(c, traits_type::eof())) seen.push_back(traits_type::to_char_type(c));
+        return c;
+      }
+    } rec(file.rdbuf(), head);
+    std::istream peek(&rec);
+    auto d = detect_trace_format(peek, path);
     if (!d) return d.status();
     fmt = *d;
-    in.clear();
-    in.seekg(0);
   }
+  ChainedStreambuf chained(std::move(head), file.rdbuf());
+  std::istream in(&chained);
   Result<OpList> r = Result<OpList>::error("unreachable");
   switch (fmt) {
     case TraceFormat::Native: r = read_native_ops(in, path); break;

@@ -117,12 +117,22 @@ void summarise(const OpList& list, const std::vector<OpOutcome>& out, const Repl
     if (behind < opt.resolution_s) behind = 0;  // the trace's own rounding, not lateness
     s.max_behind_s = std::max(s.max_behind_s, behind);
     behind_sum += behind;
+    bool short_write = op.kind == OpKind::Write && !o.error && o.bytes < op.bytes;
     if (o.error) ++s.errors[errno_name(o.error)];
+    if (short_write) ++s.errors["short write"];
+    if (o.error || short_write) {
+      ++s.failed_ops;
+      if (!s.first_error)
+        s.first_error = FirstError{i, o.issue, std::string(op_name(op.kind)), op.file,
+                                   o.error ? errno_name(o.error) : std::string("short write")};
+    }
     if (op.kind == OpKind::Fsync) s.fsync_max_s = std::max(s.fsync_max_s, o.done - o.issue);
     if (op.kind != OpKind::Write) continue;
     ++s.writes;
-    s.bytes_written += static_cast<double>(op.bytes);
+    s.bytes_written += static_cast<double>(o.bytes);
+    s.failed_write_bytes += static_cast<double>(op.bytes - std::min(op.bytes, o.bytes));
     lat.push_back(o.done - o.issue);
+    // The recorder's buffer drains only by what reached the device.
     ev.push_back({opt.as_fast_as_possible ? o.issue : o.sched, o.done, static_cast<double>(op.bytes)});
   }
   s.mean_behind_s = out.empty() ? 0 : behind_sum / static_cast<double>(out.size());
@@ -138,6 +148,9 @@ void summarise(const OpList& list, const std::vector<OpOutcome>& out, const Repl
   } else {
     s.kept_up = s.max_behind_s <= opt.tolerance_s;
   }
+  // Data that never reached the device was not kept up with, however fast
+  // the errors came back.
+  if (s.kept_up && s.failed_ops > 0) s.kept_up = false;
 }
 
 }  // namespace
@@ -188,6 +201,7 @@ ReplayRun replay_ops(const OpList& list, Device& dev, Clock& clock, const Replay
       Completion c = dev.submit({op.kind, id, op.offset, op.bytes, op.direct}, now);
       o.done = c.done;
       o.error = c.error;
+      o.bytes = c.bytes;
       if (op.kind == OpKind::Remove) live.erase(id);
     }
     q.free_at = o.done;

@@ -37,6 +37,16 @@ struct ReplayOptions {
 struct OpOutcome {
   double sched = 0, issue = 0, done = 0;  // seconds; sched is the recorded time (scaled)
   int error = 0;
+  uint64_t bytes = 0;  // bytes the device wrote or read (short on ENOSPC, EFBIG...)
+};
+
+// The first operation that failed, for the table and JSON.
+struct FirstError {
+  size_t op = 0;        // index into the list
+  double t = 0;         // when it was issued (s)
+  std::string kind;     // "write"
+  std::string file;
+  std::string error;    // "ENOSPC", or "short write" (fewer bytes than asked, no errno)
 };
 
 struct TimelinePoint {
@@ -48,7 +58,7 @@ struct TimelinePoint {
 
 struct ReplayStats {
   size_t ops = 0, writes = 0;
-  double bytes_written = 0;
+  double bytes_written = 0;      // bytes the device accepted (failed writes count only what they wrote)
   double completion_s = 0;       // when the last op completed
   double recorded_end_s = 0;     // when the recording's last op ended (scaled)
   double write_latency_s[5] = {};  // p50, p90, p99, p99.9, max over writes (done - issue)
@@ -61,6 +71,11 @@ struct ReplayStats {
   uint64_t overruns = 0;         // write completions that found more than buffer_bytes waiting
   std::vector<double> overrun_times;  // their times (first 1000)
   std::map<std::string, uint64_t> errors;  // errno name -> count
+  // Operations that failed (an errno, or a write cut short). A run with any
+  // is not "kept up": the recorder's data did not reach the device.
+  uint64_t failed_ops = 0;
+  double failed_write_bytes = 0;  // asked for but not written (not in bytes_written)
+  std::optional<FirstError> first_error;
   uint64_t stalls = 0;           // ModelDevice only
   double stall_seconds = 0;
   std::optional<bool> kept_up;   // nullopt with --as-fast-as-possible

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "models/input.h"
+
 namespace sd {
 namespace {
 
@@ -35,19 +37,37 @@ size_t find_close(const std::string& s, size_t from) {
   return std::string::npos;
 }
 
-// "12:34:56.123456" (-tt) or "1700000000.123456" (-ttt) -> seconds.
-bool parse_stamp(const std::string& w, double& out) {
-  if (w.size() >= 9 && w[2] == ':' && w[5] == ':') {
-    char* end = nullptr;
-    double h = std::strtod(w.substr(0, 2).c_str(), nullptr), m = std::strtod(w.substr(3, 2).c_str(), nullptr);
-    double sec = std::strtod(w.c_str() + 6, &end);
-    if (*end != '\0' || !std::isdigit(static_cast<unsigned char>(w[0]))) return false;
-    out = h * 3600 + m * 60 + sec;
-    return true;
-  }
-  if (w.find('.') == std::string::npos || w.find_first_not_of("0123456789.") != std::string::npos) return false;
-  out = std::strtod(w.c_str(), nullptr);
+bool two_digits(const std::string& w, size_t at, int& v) {
+  if (!std::isdigit(static_cast<unsigned char>(w[at])) || !std::isdigit(static_cast<unsigned char>(w[at + 1])))
+    return false;
+  v = (w[at] - '0') * 10 + (w[at + 1] - '0');
   return true;
+}
+
+// "12:34:56.123456" (-tt), "12:34:56" (-t) or "1700000000.123456" (-ttt) ->
+// seconds. An impossible time of day ("25:61:99") is an error, not 86400 s.
+enum class Stamp { Ok, NotAStamp, Impossible };
+Stamp parse_stamp(const std::string& w, double& out) {
+  if (w.size() >= 8 && w[2] == ':' && w[5] == ':') {
+    int h = 0, m = 0, sec = 0;
+    if (!two_digits(w, 0, h) || !two_digits(w, 3, m) || !two_digits(w, 6, sec)) return Stamp::NotAStamp;
+    double frac = 0;
+    if (w.size() > 8) {
+      if (w[8] != '.' || w.size() == 9 || w.find_first_not_of("0123456789", 9) != std::string::npos)
+        return Stamp::NotAStamp;
+      frac = std::strtod(w.c_str() + 8, nullptr);
+    }
+    if (h > 23 || m > 59 || sec > 60) return Stamp::Impossible;
+    out = h * 3600.0 + m * 60.0 + sec + frac;
+    return Stamp::Ok;
+  }
+  auto dot = w.find('.');
+  if (dot == std::string::npos || dot == 0 || dot + 1 == w.size() ||
+      w.find_first_not_of("0123456789.") != std::string::npos || w.find('.', dot + 1) != std::string::npos)
+    return Stamp::NotAStamp;
+  out = std::strtod(w.c_str(), nullptr);
+  if (!(out >= 0 && out < 1e11)) return Stamp::Impossible;  // past the year 5000
+  return Stamp::Ok;
 }
 
 // " = 65536 <0.000123>" -> ret, duration. Returns false if there is no " = ".
@@ -63,7 +83,7 @@ bool parse_result(const std::string& tail, StraceCall& c) {
     char* e2 = nullptr;
     std::string d = rest.substr(lt + 1, rest.size() - lt - 2);
     double dur = std::strtod(d.c_str(), &e2);
-    if (e2 != d.c_str() && *e2 == '\0') c.duration = dur;
+    if (e2 != d.c_str() && *e2 == '\0' && dur >= 0 && dur < 1e9) c.duration = dur;
   }
   return true;
 }
@@ -161,8 +181,13 @@ StraceLine parse_strace_line(const std::string& line, StraceClock& clock) {
     w = next_word();
   }
   double stamp = 0;
-  if (!parse_stamp(w, stamp)) {
-    r.error = fmt::format("no -tt timestamp where one was expected (found '{}')", w.substr(0, 40));
+  Stamp st = parse_stamp(w, stamp);
+  if (st == Stamp::Impossible) {
+    r.error = fmt::format("impossible timestamp '{}' (hours 0-23, minutes and seconds 0-59)", excerpt(w, 40));
+    return r;
+  }
+  if (st != Stamp::Ok) {
+    r.error = fmt::format("no -tt timestamp where one was expected (found '{}')", excerpt(w, 40));
     return r;
   }
   r.call.start = clock.relative(stamp);
@@ -175,6 +200,10 @@ StraceLine parse_strace_line(const std::string& line, StraceClock& clock) {
       return r;
     }
     r.call.name = rest.substr(5, e - 5);
+    if (r.call.name.size() > 64) {
+      r.error = fmt::format("'<... {} resumed>' does not name a system call", excerpt(r.call.name, 40));
+      return r;
+    }
     size_t from = e + 9;
     size_t close = find_close(rest, from);
     if (close == std::string::npos || !parse_result(rest.substr(close + 1), r.call)) {
@@ -187,9 +216,9 @@ StraceLine parse_strace_line(const std::string& line, StraceClock& clock) {
   }
   size_t paren = rest.find('(');
   std::string name = rest.substr(0, paren);
-  if (paren == std::string::npos || name.empty() ||
+  if (paren == std::string::npos || name.empty() || name.size() > 64 ||
       name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos) {
-    r.error = fmt::format("expected 'syscall(arguments) = result' after the time, found '{}'", rest.substr(0, 40));
+    r.error = fmt::format("expected 'syscall(arguments) = result' after the time, found '{}'", excerpt(rest, 40));
     return r;
   }
   r.call.name = name;

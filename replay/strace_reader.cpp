@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "models/input.h"
 #include "replay/readers.h"
 #include "replay/strace_line.h"
 
@@ -144,10 +145,18 @@ std::string StraceState::apply(const StraceCall& c) {
                                  "fsync", "fdatasync", "ftruncate", "fallocate", "close", "dup", "dup2", "dup3",
                                  "fcntl", "fcntl64"};
   if (std::find(std::begin(kKnown), std::end(kKnown), s) == std::end(kKnown)) {
-    ++out_.unknown[s];
+    ++out_.unknown[excerpt(s, 64)];
     return "";
   }
   if (c.ret < 0) return "";  // failed, or no result ('?'): nothing happened on disk
+  // write/read(fd, buf, count) and their p- forms never return more than count.
+  if ((s == "write" || s == "read" || s == "pwrite64" || s == "pread64" || s == "pwrite" || s == "pread") &&
+      c.args.size() >= 3 && c.ret > c.arg_int(2))
+    return fmt::format("{} returned {}, more than the {} bytes it was asked for: a damaged or edited trace", s, c.ret,
+                       c.arg_int(2));
+  if ((s == "ftruncate" && c.arg_int(1) < 0) || (s == "fallocate" && (c.arg_int(2) < 0 || c.arg_int(3) < 0)))
+    return fmt::format("{} with a negative size or offset", s);
+  if (c.ret > 100'000'000'000'000'000LL) return fmt::format("{} returned {}, past 1e17 bytes", s, c.ret);
   if (s == "openat" || s == "open" || s == "creat") {
     size_t pi = s == "openat" ? 1 : 0;
     if (c.args.size() < pi + 1) return fmt::format("{} with too few arguments", s);
@@ -221,13 +230,11 @@ Result<OpList> read_strace(std::istream& in, const std::string& name) {
   StraceClock clock;
   std::map<int, StraceCall> pending;  // pid -> the first half of an unfinished call
   std::string line;
-  size_t lineno = 0;
+  LineReader lines(in, name);
   auto err = [&](const std::string& what) {
-    return Result<OpList>::error(fmt::format("{}:{}: {}", name, lineno, what));
+    return Result<OpList>::error(fmt::format("{}:{}: {}", name, lines.lineno(), what));
   };
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  while (lines.next(line)) {
     auto parsed = parse_strace_line(line, clock);
     if (!parsed.error.empty())
       return err(parsed.error + " (expected `strace -f -tt -T` output: see `streamdisk replay --help`)");
@@ -250,6 +257,7 @@ Result<OpList> read_strace(std::istream& in, const std::string& name) {
     }
     if (auto e = state.apply(c); !e.empty()) return err(e);
   }
+  if (!lines.ok()) return lines.status();
   if (!pending.empty()) out.ignored["calls still unfinished when the trace ended"] += pending.size();
   std::stable_sort(out.ops.begin(), out.ops.end(), [](const ReplayOp& a, const ReplayOp& b) { return a.start < b.start; });
   return out;

@@ -1,16 +1,28 @@
 // Capacity searches: the most channels (or the highest sample rate, or the
-// smallest buffer) a profile records with no overrun and no early stop for
-// the whole duration. Stalls are random, so a candidate passes only if every
-// seed 1..seeds passes; the result also gives, per channel count, the
-// fraction of seeds with at least one overrun. Each run is the recorder of
-// sim/recorder.h on a fresh ModelDevice in virtual time; runs stop at the
-// first overrun (a failing candidate costs little), passing ones run to the end.
+// smallest buffer) a profile records under an explicit criterion:
+//
+//   P(>= 1 overrun or an early stop over the whole recording) < level
+//
+// (default 5 %). Stalls are the only randomness, so a profile without random
+// stalls needs one run per candidate and its answer is exact. With stalls,
+// each candidate runs seeds 1, 2, ... (the same seeds for every candidate)
+// and counts the runs with an overrun; sim/overrun_stats.h turns k of n into
+// Clopper-Pearson bounds and settles the candidate as soon as its interval
+// lies entirely below or above the level (sequential early stopping), or
+// decides by the estimate k / n when max_seeds run out (an "open" candidate).
+// The answer's band spans the open candidates around it. Runs stop at their
+// first overrun, so failing candidates cost little; a candidate that passes
+// needs at least 59 clean full-length runs at 5 % and 95 % confidence.
+// docs/capacity.md states the rule and its caveats for users.
+//
+// Seeds run in parallel on a SeedPool (sim/seed_pool.h); the outcome is
+// consumed in seed order, so the answer does not depend on the thread count.
 //
 // The search brackets the answer from the analytic sustained rate
 // (models/analytic.h) and the device's free space, then bisects on whole
 // channels (or to 1 % in rate and buffer). It assumes more channels, a higher
 // rate or a smaller buffer never helps; the probe table shows where that
-// fails to hold for a given set of seeds.
+// fails to hold.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -19,28 +31,52 @@
 #include "models/model_device.h"
 #include "models/profile.h"
 #include "models/status.h"
+#include "sim/overrun_stats.h"
 #include "sim/recorder.h"
 
 namespace sd {
 
 enum class CapacityTarget { Channels, SampleRate, Buffer };
 
+struct CapacityCriterion {
+  double max_overrun_probability = 0.05;  // the level P(>=1 overrun) must stay below
+  double confidence = 0.95;               // of each one-sided Clopper-Pearson bound
+  int max_seeds = 200;                    // seeds per candidate at most (profiles with stalls)
+  bool early_stop = true;                 // false: every candidate runs all max_seeds
+};
+
 struct CapacityQuery {
   RecorderConfig base;      // the recording; the searched quantity is replaced
   CapacityTarget target = CapacityTarget::Channels;
-  int seeds = 5;            // seeds 1..seeds (one run if the profile has no stalls)
+  CapacityCriterion criterion;
   ModelOptions model;       // fill level etc.; its seed is replaced
-  // Channel counts at which to report P(>=1 overrun); empty: a few around the answer.
+  // Channel counts at which to report P(>=1 overrun); empty: the counts the
+  // search tried around the answer (no extra runs).
   std::vector<uint32_t> probes;
   uint32_t max_channels = 100000;
   double max_buffer_bytes = 64.0 * (1ull << 30);
+  unsigned threads = 0;     // 0 = every core (std::thread::hardware_concurrency)
+};
+
+// What the seeds said about one candidate.
+struct CandidateStats {
+  double value = 0;            // channels, frames/s or bytes
+  int seeds_with_overrun = 0;  // runs with >= 1 overrun or an early stop
+  int seeds = 0;               // runs counted (seeds 1..seeds)
+  Interval p;                  // bounds on P(>=1 overrun); exact [0,0] or [1,1] without stalls
+  Side side = Side::Open;      // settled below / above the level, or open at the seed cap
+  bool pass = false;           // meets the criterion (below, or open with estimate <= level)
+  std::string reason;          // of the first failing seed: "overruns" or a stop reason
+  double first_overrun_s = -1; // in the first failing seed, if an overrun
+  double probability() const { return seeds ? static_cast<double>(seeds_with_overrun) / seeds : 0; }
 };
 
 struct Probe {
   uint32_t channels = 0;
-  int seeds_with_overrun = 0;  // seeds with >= 1 overrun or an early stop
-  int seeds = 0;
-  double probability() const { return seeds ? static_cast<double>(seeds_with_overrun) / seeds : 0; }
+  CandidateStats stats;
+  int seeds_with_overrun() const { return stats.seeds_with_overrun; }
+  int seeds() const { return stats.seeds; }
+  double probability() const { return stats.probability(); }
 };
 
 struct CapacityResult {
@@ -51,14 +87,35 @@ struct CapacityResult {
   bool at_search_limit = false;  // the search limit itself passed
   std::string limited_by;        // what stops the next candidate: "overruns", a stop reason
   double first_overrun_s = -1;   // in the failing neighbour's first failing seed, if an overrun
+  CandidateStats at_best;        // the answer's own statistics
+  // The band: the answer and every open candidate (interval straddling the
+  // level) the search met; equal to best when everything was settled.
+  double band_low = 0, band_high = 0;
+  std::vector<CandidateStats> candidates;  // every candidate evaluated, in search order
   std::vector<Probe> probes;     // Channels target only
-  int seeds_used = 0;            // 1 when the profile has no stalls
-  uint64_t runs = 0;             // simulations run
+  bool stalls = false;           // the profile has random stalls (seeds matter)
+  int max_seeds = 1;             // seeds a candidate may use: 1 without stalls
+  uint64_t runs = 0;             // simulations counted
+  uint64_t wasted_runs = 0;      // started in parallel after a candidate was settled
+  unsigned threads = 1;
 };
 
 // True if any layer of the profile has random stalls (seeds matter).
 bool has_stalls(const Profile& p);
 
+// The criterion in words, for tables and JSON: "P(>=1 overrun in 1 h 30 min) < 5 %".
+std::string criterion_text(const CapacityCriterion& c, double duration_s);
+
+// Checks the criterion's numbers; messages name the option.
+Status check_criterion(const CapacityCriterion& c);
+
 Result<CapacityResult> find_capacity(const Profile& p, const CapacityQuery& q);
+
+// Several searches at once (profile i with query i), `threads` at a time (0:
+// every core), each still running its seeds on every core: a set of profiles
+// without stalls (one run per candidate) then uses the cores too. Results come
+// in input order and equal find_capacity's one by one.
+std::vector<Result<CapacityResult>> find_capacities(const std::vector<const Profile*>& profiles,
+                                                    const std::vector<CapacityQuery>& queries, unsigned threads = 0);
 
 }  // namespace sd

@@ -17,6 +17,12 @@ std::string errno_reason(int e) {
   return fmt::format("write error {}", errno_name(e));
 }
 
+// Frames per delivery: the option, else min(1024, ring frames / 8).
+uint64_t period_frames_of(const RecorderConfig& cfg) {
+  uint64_t cap = cfg.buffer_bytes / cfg.stream.frame_bytes();
+  return cfg.period_frames ? cfg.period_frames : std::clamp<uint64_t>(cap / 8, 1, 1024);
+}
+
 // One recording in progress. All times are clock times (seconds).
 class Run {
  public:
@@ -120,6 +126,8 @@ bool Run::run_ops(const std::vector<FormatWrite>& ops) {
     while (done < w.bytes) {
       Op op{OpKind::Write, cfg_.first_file_id + w.file, w.offset + done, w.bytes - done, cfg_.direct};
       if (data) op.data = static_cast<const uint8_t*>(data) + done;
+      if (w.what == FormatWrite::What::Payload && done == 0)
+        op.channel_arrays = w.channel == kAllChannels ? cfg_.stream.channels : 1;
       Completion c = issue(op, w.file);
       done += c.bytes;
       if (w.what == FormatWrite::What::Payload) r_.payload_bytes += c.bytes;
@@ -186,7 +194,7 @@ RecorderResult Run::go() {
   uint64_t fb = s.frame_bytes();
   cap_ = cfg_.buffer_bytes / fb;
   block_ = std::max<uint64_t>(1, (cfg_.block_bytes ? cfg_.block_bytes : cfg_.buffer_bytes / 2) / fb);
-  P_ = cfg_.period_frames ? cfg_.period_frames : std::clamp<uint64_t>(cap_ / 8, 1, 1024);
+  P_ = period_frames_of(cfg_);
   period_s_ = static_cast<double>(P_) / s.sample_rate;
   per_s_ = 1 / period_s_;
   K_ = static_cast<uint64_t>(std::floor(cfg_.duration_s * s.sample_rate / static_cast<double>(P_) + 1e-9));
@@ -264,6 +272,14 @@ Status check_recorder(const RecorderConfig& cfg) {
     return Status::error("--period is larger than --buffer: one delivery must fit in the buffer");
   double frames = cfg.duration_s * cfg.stream.sample_rate;
   if (frames > 1e18) return Status::error("--duration x --sample-rate is too large to simulate");
+  // A recording too short for one delivery writes nothing: saying "OK" about
+  // it would be a verdict on no data.
+  uint64_t period = period_frames_of(cfg);
+  if (frames + 1e-9 < static_cast<double>(period))
+    return Status::error(fmt::format(
+        "this recording delivers no data: {:g} Hz for {} is {:g} frames, less than one {}-frame period; "
+        "raise --sample-rate or --duration (or lower --period)",
+        cfg.stream.sample_rate, format_duration(cfg.duration_s), frames, period));
   return {};
 }
 

@@ -1,5 +1,7 @@
 #include "sim/sweep_common.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "models/units.h"
@@ -68,6 +70,12 @@ void Progress::report(const std::string& phase, double fraction, double rate, bo
   if (!force && last_ >= 0 && t - last_ < 0.1) return;
   last_ = t;
   env_.progress({phase, std::min(1.0, std::max(0.0, fraction)), rate, t - t0_});
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+  return v[v.size() / 2];
 }
 
 bool cancelled(const SweepEnv& env) { return env.cancel && env.cancel->load(std::memory_order_relaxed); }

@@ -40,6 +40,7 @@ class Progress {
 };
 
 bool cancelled(const SweepEnv& env);
+double median(std::vector<double> v);  // the upper median; 0 for none
 std::string drop_cache(const SweepEnv& env, FileId f);
 std::string size_label(uint64_t bytes);  // "4 KiB" for phases
 

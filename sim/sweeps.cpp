@@ -119,12 +119,6 @@ BlockSizeResult run_blocksize_sweep(const SweepEnv& env, const BlockSizeSweep& s
 
 namespace {
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
-}
-
 // Index of the first window from which the rate stays below 70 % of the
 // initial rate (that window and the mean of all after it), or -1.
 int cliff_window(const std::vector<RateWindow>& w, double initial) {

@@ -195,6 +195,79 @@ struct FormatsResult {
 // Fails only for a stream a format cannot hold (before any write).
 Result<FormatsResult> run_formats_sweep(const SweepEnv& env, const FormatsSweep& s);
 
+// ---- characterization workloads (measure/characterize.h) ----
+
+// Paced writes: `block` bytes every block / rate seconds, as a recorder's
+// writer meets its producer, logging every write's latency. A write that
+// finds its slot already past is issued at once (counted as late): the
+// pause that made it late is what a recorder's buffer must hold.
+struct PacedSweep {
+  uint64_t block = 256 << 10;
+  double rate = 1e6;        // bytes/s
+  double seconds = 10;      // how long to keep pacing
+  uint64_t max_bytes = 0;   // or stop after this many bytes (0: no cap)
+  bool direct = false;      // a recorder's writes are buffered
+  FileId file = 1;          // created, written, fsynced, closed, removed
+};
+struct PacedResult {
+  double rate = 0;           // asked, bytes/s
+  double achieved = 0;       // bytes / seconds, fsync excluded
+  double bytes = 0, seconds = 0;
+  std::vector<double> latencies;  // per write (s)
+  uint64_t late = 0;         // writes issued after their slot
+  double max_lag = 0;        // largest delay behind the schedule (s)
+  int error = 0;
+  bool cancelled = false;
+};
+PacedResult run_paced_write(const SweepEnv& env, const PacedSweep& s);
+
+// Interleaved files: `block` writes appended round-robin to `files` files
+// (every write continues a different file than the one before), after the
+// same writes to one file (the sequential reference). The difference in time
+// per write is the seek penalty. Two traces come out if `trace_split` is set:
+// it is called between the phases.
+struct InterleavedSweep {
+  uint64_t block = 64 << 10;
+  int files = 4;
+  double seconds = 4;       // per phase
+  uint64_t max_bytes = 0;   // per phase (0: no cap)
+  bool direct = true;
+  FileId first_file = 1;    // sequential file; the interleaved ones follow
+};
+struct InterleavedResult {
+  double sequential_op_s = 0, interleaved_op_s = 0;  // median time per write
+  uint64_t sequential_writes = 0, interleaved_writes = 0;
+  int error = 0;
+  bool cancelled = false;
+};
+InterleavedResult run_interleaved_write(const SweepEnv& env, const InterleavedSweep& s,
+                                        const std::function<void()>& between_phases = {});
+
+// Sustained write past the write cache with idle gaps: flat-out writes until
+// the rate has fallen off its cliff and is steady (or a cap), then for each
+// gap: idle that long, write again until the cliff comes back (or `refill`
+// seconds). The bytes written fast after each gap show how much the cache
+// recovered while idle (calibrate's timeline fit reads that from the trace).
+struct CacheSweep {
+  uint64_t block = 1 << 20;
+  uint64_t max_bytes = 1ull << 30;  // the flat-out part
+  double max_seconds = 60;          // the flat-out part
+  std::vector<double> gaps = {1, 2, 4};
+  double refill_seconds = 6;        // each write after a gap, at most
+  double window = 0.25;
+  bool direct = true;
+  FileId first_file = 1;            // one file per part
+};
+struct CacheResult {
+  SustainedResult first;            // the flat-out part
+  std::vector<double> refill_fast_bytes;  // after each gap: bytes before the cliff came back
+  std::vector<double> gaps_done;
+  double bytes = 0;                 // in all
+  int error = 0;
+  bool cancelled = false;
+};
+CacheResult run_cache_sweep(const SweepEnv& env, const CacheSweep& s);
+
 // ---- result tables ----
 struct SweepTable {
   std::vector<std::string> columns;  // with units: "block_bytes", "write_mbps"

@@ -1,8 +1,26 @@
 # Helpers for command-line tests; source it. STREAMDISK is the binary under test.
 set -u
 : "${STREAMDISK:?STREAMDISK must point at the streamdisk binary}"
+# The last part of a pipeline runs in this shell, so `... | while read; do fail; done`
+# counts its failures here (without it the loop is a subshell and they vanish).
+shopt -s lastpipe
 fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+# A fail() in any other subshell ($(...), ( ... ), a pipeline's earlier parts)
+# cannot change `fails` here: it signals this shell instead. Signals can merge,
+# so the count may be low, but never zero after a failure.
+SD_TEST_PID=$$
+trap 'fails=$((fails + 1))' USR1
+fail() {
+  echo "FAIL: $*" >&2
+  if [ "$BASHPID" = "$SD_TEST_PID" ]; then fails=$((fails + 1)); else kill -USR1 "$SD_TEST_PID"; fi
+}
+# skip "reason": the test could not run here; ctest shows it as skipped (exit 77,
+# SKIP_RETURN_CODE in tests/CMakeLists.txt), never as passed. Only before any
+# check has failed: a failure already seen wins.
+skip() {
+  [ "$fails" -eq 0 ] || { echo "$fails failure(s) before skipping: $*"; exit 1; }
+  echo "SKIPPED: $*"; exit 77
+}
 # expect_bad_input "what" "message regex" -- args...: exit status 2, one line on stderr matching the regex
 expect_bad_input() {
   local what=$1 regex=$2; shift 3

@@ -2,8 +2,8 @@
 # streamdisk capacity: searches, profile globs, JSON, bad input.
 . "$(dirname "$0")/../lib.sh"
 
-# Channels: the answer passes a simulate run and the next count fails on some seed.
-j=$("$STREAMDISK" capacity -p rpi4-bullseye-extremego-exfat -r 48k -b 16 -f w64 -d 30min --seeds 2 --json) || fail "capacity exit"
+# Channels: the answer passes a simulate run (no random stalls in this stack: one exact run).
+j=$("$STREAMDISK" capacity -p rpi4-bullseye-extremego-exfat -r 48k -b 16 -f w64 -d 30min --json) || fail "capacity exit"
 best=$(printf '%s' "$j" | python3 -c 'import json,sys; print(int(json.load(sys.stdin)["results"][0]["best"]))')
 [ "$best" -ge 18 ] || fail "Extreme Go on kernel exFAT should record 18 channels (document 003), got $best"
 for seed in 1 2; do
@@ -11,11 +11,31 @@ for seed in 1 2; do
     grep -q '^OK' || fail "simulate at the capacity ($best ch, seed $seed) is not OK"
 done
 
-# A glob gives one row per matching profile, side by side.
-out=$("$STREAMDISK" capacity -p 'rpi4-*+exfat-*+sandisk-ultrafit-16g' -r 48k -b 16 -f w64 -d 10min --seeds 2 --probe 18,48) ||
+printf '%s' "$j" | jq -e '.results[0].random_stalls == false and .results[0].max_seeds == 1
+  and .results[0].at_best.seeds == 1 and .results[0].band.low == .results[0].best' >/dev/null ||
+  fail "a profile without stalls should rest on one exact run: $j"
+
+# The criterion is stated in the JSON, the human output and --help.
+printf '%s' "$j" | jq -e '.format_version == 2 and .criterion.max_overrun_probability == 0.05
+  and .criterion.confidence == 0.95 and (.criterion.statement | test("P\\(>=1 overrun in 30.0 min\\) < 5 %"))' \
+  >/dev/null || fail "criterion missing from the JSON: $(printf '%s' "$j" | jq -c .criterion)"
+"$STREAMDISK" capacity --help | grep -q "P(>=1 overrun" || fail "--help does not state the criterion"
+
+# A glob gives one row per matching profile, side by side; with stalls the
+# answer rests on at least 59 clean seeds (5 % at 95 %) and probes show P with bounds.
+out=$("$STREAMDISK" capacity -p 'rpi4-*+exfat-*+sandisk-ultrafit-16g' -r 48k -b 16 -f w64 -d 10min --probe 4,48) ||
   fail "glob exit"
-[ "$(printf '%s\n' "$out" | grep -c '^rpi4-')" -eq 4 ] || fail "expected 4 rows from the glob: $out"
-printf '%s\n' "$out" | grep -q '18:' || fail "probe column missing: $out"
+[ "$(printf '%s\n' "$out" | sed '/^$/q' | grep -c '^rpi4-')" -eq 4 ] || fail "expected 4 rows from the glob: $out"
+printf '%s\n' "$out" | grep -q '^criterion: P(>=1 overrun in 10.0 min) < 5 %' || fail "criterion line missing: $out"
+printf '%s\n' "$out" | grep -q 'max channels (P<5 %)' || fail "criterion missing from the table header: $out"
+printf '%s\n' "$out" | grep -Eq '^rpi4-buster\+exfat-fuse\+sandisk-ultrafit-16g +48 +[0-9]+/[0-9]+ \[' ||
+  fail "probe row at 48 channels missing: $out"
+j=$("$STREAMDISK" capacity -p rpi4-buster-ultrafit-exfat -r 48k -b 16 -f w64 -d 10min --probe 48 --max-overrun-probability 10% --json) ||
+  fail "stall profile exit"
+printf '%s' "$j" | jq -e '.results[0].random_stalls and .results[0].at_best.seeds >= 29
+  and .results[0].at_best.p_high < 0.1 and .results[0].probes[0].vs_level == "above"
+  and .criterion.max_overrun_probability == 0.1' >/dev/null ||
+  fail "stall profile: the answer should rest on >= 29 clean seeds at 10 %: $(printf '%s' "$j" | jq -c '.results[0].at_best')"
 
 # Buffer search at a target channel count.
 "$STREAMDISK" capacity -p usrp-2974 --find buffer -c 2 -r 90M -b 16 -d 2min | grep -Eq 'usrp-2974 +[0-9.]+ [GM]i?B' ||
@@ -32,5 +52,7 @@ expect_bad_input "glob matches nothing" "no built-in profile matches 'nvme-\\*'"
 expect_bad_input "unknown profile" "unknown profile" -- capacity -p no-such-stick
 expect_bad_input "zero probe" "--probe channel counts must be 1 or more" -- capacity -p usrp-2974 --probe 0
 expect_bad_input "bad buffer" "--buffer" -- capacity -p usrp-2974 --buffer lots
+expect_bad_input "level out of range" "--max-overrun-probability '150%'" -- capacity -p usrp-2974 --max-overrun-probability 150%
+expect_bad_input "confidence out of range" "--confidence '0.3'" -- capacity -p usrp-2974 --confidence 0.3
 "$STREAMDISK" capacity --help | grep -q "Examples:" || fail "--help has no examples"
 finish

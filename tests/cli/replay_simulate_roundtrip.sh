@@ -1,9 +1,7 @@
 #!/usr/bin/env bash
 # simulate --trace -> replay with the same profile reproduces every simulated
 # completion time, to the trace's 1 ns precision (the seed comes from the trace).
-# Needs `simulate` (branch sim); until it is merged this test only says so.
 source "$(dirname "$0")/../lib.sh"
-if ! "$STREAMDISK" simulate --help >/dev/null 2>&1; then echo "simulate is not in this build yet: nothing to check"; exit 0; fi
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 for p in rpi4-buster-ultrafit-exfat usrp-2974; do
   "$STREAMDISK" simulate -p $p -c 18 -r 48k -b 16 -d 120s --seed 5 --trace "$tmp/sim.csv" >/dev/null \

@@ -63,9 +63,9 @@ if [ "$(id -u)" = 0 ]; then
     expect_bad_input "fill above target" "already 6[0-9].[0-9] % full, at or above the fill target 50.0 %" -- \
       measure "$mnt" --sweep fill --fill-to 50%
   else
-    echo "skip: cannot mount tmpfs"
+    skip "the fill sweep needs a small tmpfs and mount refused it (the checks above passed)"
   fi
 else
-  echo "skip: fill sweep test needs root to mount a small tmpfs"
+  skip "the fill sweep needs root to mount a small tmpfs (the checks above passed)"
 fi
 finish

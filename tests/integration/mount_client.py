@@ -66,23 +66,37 @@ def roundtrip(mnt, back):
 
 def mixed(mnt, seconds):
     import time
+    errors = []
+
     def worker(tid):
         rng = random.Random(100 + tid)
-        fd = os.open(os.path.join(mnt, f"m{tid}"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        end, off, k = time.monotonic() + seconds, 0, 0
-        while time.monotonic() < end:
-            n = rng.choice([4096, 65536, 300_000, 1 << 20])
-            off += os.pwrite(fd, rng.randbytes(n), off)
-            k += 1
-            if k % 20 == 0:
-                os.fsync(fd)
-            time.sleep(rng.choice([0, 0, 0.001, 0.01]))
-        os.close(fd)
+        try:
+            fd = os.open(os.path.join(mnt, f"m{tid}"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            end, off, k = time.monotonic() + seconds, 0, 0
+            while time.monotonic() < end:
+                n = rng.choice([4096, 65536, 300_000, 1 << 20])
+                done = os.pwrite(fd, rng.randbytes(n), off)
+                if done != n:
+                    raise OSError(f"short write: {done} of {n} bytes at offset {off}")
+                off += done
+                k += 1
+                if k % 20 == 0:
+                    os.fsync(fd)
+                time.sleep(rng.choice([0, 0, 0.001, 0.01]))
+            os.close(fd)
+            if k == 0:
+                raise RuntimeError("no write completed")
+        except Exception as e:  # noqa: BLE001 - reported below; a thread's exception would not reach the exit status
+            errors.append(f"thread {tid}: {e!r}")
+
     threads = [threading.Thread(target=worker, args=(t,)) for t in range(2)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    if errors:
+        print("\n".join(errors), file=sys.stderr)
+        return 1
     return 0
 
 

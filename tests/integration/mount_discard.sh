@@ -5,7 +5,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/mount_lib.bash"
 
-mount -t tmpfs -o size=16m tmpfs "$BACK" || { echo "skipped: cannot mount a tmpfs (needs root)"; exit 0; }
+mount -t tmpfs -o size=16m tmpfs "$BACK" || skip "cannot mount a tmpfs (needs root)"
 EXTRA_UMOUNTS+=("$BACK")
 start_mount -p samsung-960evo-250g --discard --backing "$BACK" --capacity 1GB
 dd if=/dev/urandom of="$MNT/big" bs=1M count=64 status=none || fail "writing 64 MiB through a 16 MiB tmpfs"

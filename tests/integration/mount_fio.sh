@@ -2,16 +2,19 @@
 # fio, an independent client, through the mount: (1) write then verify with
 # crc32c; (2) sequential O_DIRECT writes at several block sizes run at the
 # rate `streamdisk show` predicts for the profile, within +-20 % (loose: a
-# loaded 2-core CI machine adds FUSE round-trip time to every request).
+# loaded 2-core CI machine adds FUSE round-trip time to every request). The
+# +-3 % claim is measured by `bench/mount_bench.sh build fidelity`, whose
+# ratios are in README "Performance"; this test only catches a mount that is
+# grossly off.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/mount_lib.bash"
-command -v fio >/dev/null || { echo "skipped: fio not installed (apt-get install fio)"; exit 0; }
+command -v fio >/dev/null || skip "fio is not installed (apt-get install fio; run.sh installs it)"
 
 PROFILE=(-p samsung-960evo-250g "${SLOW_SETS[@]}")
 start_mount "${PROFILE[@]}" --backing "$BACK" --realtime
 
 fio --name=verify --directory="$MNT" --rw=randwrite --bs=64k --size=8m --ioengine=psync --direct=1 \
-  --verify=crc32c --do_verify=1 --verify_fatal=1 --output="$WORK/verify.txt" >/dev/null 2>"$WORK/fio.err" \
+  --verify=crc32c --do_verify=1 --verify_fatal=1 --verify_state_save=0 --output="$WORK/verify.txt" >/dev/null 2>"$WORK/fio.err" \
   || fail "fio verify=crc32c failed: $(tail -5 "$WORK/verify.txt" "$WORK/fio.err")"
 grep -q "err= 0" "$WORK/verify.txt" || fail "fio verify reported errors: $(cat "$WORK/verify.txt")"
 

@@ -62,6 +62,19 @@ TEST_CASE("fio JSON: one rate point per job and direction, block size in fio uni
                              "m.json").ok());
 }
 
+TEST_CASE("fio JSON with fields of the wrong type is an error, not a crash", "[calibrate][inputs][fuzz]") {
+  // Issue 11: each aborted `calibrate --fio-json` with an uncaught type error.
+  for (const char* text : {R"({"jobs":[5]})",
+                           R"({"jobs":[{"jobname":"w","job options":{"bs":4096},"write":{"io_bytes":1,"bw_bytes":1}}]})",
+                           R"({"jobs":[{"jobname":"w","write":{"io_bytes":1,"bw_bytes":null}}]})",
+                           R"({"jobs":[{"jobname":7,"write":{"io_bytes":1,"bw_bytes":1}}]})"}) {
+    INFO(text);
+    auto r = parse_fio_json(text, "bad.json");
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.message(), Catch::Contains("bad.json") && Catch::Contains("wrong type"));
+  }
+}
+
 TEST_CASE("the rate table: header, version, units and bad rows", "[calibrate][inputs]") {
   std::istringstream ok("# streamdisk-table 1\nblock_bytes,threads,mbps\n512,1,94.68\n2k,2,105.7\n");
   auto t = parse_rate_table(ok, "t.csv");

@@ -1,5 +1,5 @@
 // Each built-in profile reproduces the figures it was built from, under the
-// documents' own workloads (seeds/FACTS.md). The expected figures below are
+// documents' own workloads (docs/sources.md). The expected figures below are
 // the documents'; the measured ones come from running ModelDevice in virtual
 // time. Tolerance: 5 %.
 #include <catch2/catch.hpp>

@@ -166,7 +166,7 @@ TEST_CASE("CAF: data size -1 while recording, patched at the end", "[format]") {
   CHECK(f[0][51] == 24);
 }
 
-TEST_CASE("TDMS: segments chain to the end of the file; the index file mirrors the lead-ins", "[format]") {
+TEST_CASE("TDMS: segments chain to the end of the file, the index file mirrors the lead-ins", "[format]") {
   auto l = layout(FormatKind::Tdms, 4, 16);
   std::vector<FormatWrite> w;
   l->begin(w);

@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "measure/real_device.h"
+#include "skip.h"
 #include "temp_dir.h"
 #include "sim/sweeps.h"
 
@@ -56,7 +57,7 @@ TEST_CASE("RealDevice performs writes and reads on real files and times them", "
   CHECK(dev->submit({OpKind::Read, 7, 0, 10}, clock.now()).error == ENOENT);
 }
 
-TEST_CASE("RealDevice removes the files it created when destroyed; siblings do not", "[realdev]") {
+TEST_CASE("RealDevice removes the files it created when destroyed, siblings do not", "[realdev]") {
   TempDir tmp;
   RealClock clock;
   {
@@ -78,7 +79,8 @@ TEST_CASE("RealDevice with O_DIRECT writes aligned blocks, or says why it cannot
   RealClock clock;
   auto dev = open_dev(tmp.path, clock);
   if (!dev->direct_works()) {
-    CHECK(dev->direct_note().find("O_DIRECT refused by the filesystem at " + tmp.path) != std::string::npos);
+    REQUIRE(dev->direct_note().find("O_DIRECT refused by the filesystem at " + tmp.path) != std::string::npos);
+    sd_test::skip("O_DIRECT refused by the filesystem of " + tmp.path + ": nothing written with O_DIRECT");
     return;
   }
   CHECK(dev->direct_note().empty());

@@ -167,7 +167,7 @@ TEST_CASE("WAV stops at its 4 GiB RIFF limit and warns past 2 GiB", "[recorder]"
   CHECK(r.files[0].bytes <= 0xFFFFFFFFull + 8);
 }
 
-TEST_CASE("the same seed gives a byte-identical trace; another seed does not", "[recorder][determinism]") {
+TEST_CASE("the same seed gives a byte-identical trace, another seed does not", "[recorder][determinism]") {
   auto p = profile("rpi4-buster-ultrafit-exfat");
   RecorderConfig c;
   c.stream = {48, 48000, 16, false};

@@ -114,7 +114,7 @@ TEST_CASE("strace: bad lines are errors naming the line") {
   CHECK_THAT(strace_error("10:00:00.000000 close(3)\n"), Catch::Contains("result"));
 }
 
-TEST_CASE("fio iolog v2: waits accumulate into times; trim is counted, not replayed") {
+TEST_CASE("fio iolog v2: waits accumulate into times, trim is counted, not replayed") {
   std::istringstream in(
       "fio version 2 iolog\n/d/f add\n/d/f open\n/d/f write 0 4096\n/d/f wait 1500 0\n"
       "/d/f write 4096 4096\n/d/f trim 0 4096\n/d/f sync 0 0\n/d/f close\n");
@@ -130,7 +130,7 @@ TEST_CASE("fio iolog v2: waits accumulate into times; trim is counted, not repla
   CHECK_FALSE(r->has_durations());
 }
 
-TEST_CASE("fio iolog v3: microsecond times; malformed lines name the line") {
+TEST_CASE("fio iolog v3: microsecond times, malformed lines name the line") {
   std::istringstream in("fio version 3 iolog\n10 /d/f add\n20 /d/f open\n1020 /d/f write 0 8192\n3000 /d/f close\n");
   auto r = read_fio_iolog(in, "j.log");
   REQUIRE(r.ok());

@@ -28,7 +28,7 @@ TEST_CASE("svg plot: an empty plot still has its frame, title and axis labels") 
   CHECK(count(svg, "<path") == 0);
 }
 
-TEST_CASE("svg plot: NaN values break a line into pieces; log axes skip non-positive points") {
+TEST_CASE("svg plot: NaN values break a line into pieces, log axes skip non-positive points") {
   Plot p;
   p.id = "t";
   p.log_x = true;

@@ -1,8 +1,10 @@
-// The simulator against the documents' recordings (seeds/FACTS.md). Numbers
+// The simulator against the documents' recordings (docs/sources.md). Numbers
 // come from running the recorder on the built-in profiles; the documents'
 // figures are the expectations, with the tolerances stated in each test.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "models/analytic.h"
@@ -64,13 +66,30 @@ double mean_overruns(const Row& row, int seeds) {
   return sum / seeds;
 }
 
+// Is a model mean over `seeds` stall seeds consistent with the document's
+// single count n? Overrun events are (roughly) Poisson: if the model's rate
+// lambda were the recording's, n ~ Poisson(lambda) and the mean ~ Poisson(seeds
+// lambda) / seeds, so mean - n has variance lambda (1 + 1/seeds). lambda is
+// estimated from both (pooled), and the band is z standard deviations. This is
+// virtual time: the result is the same on every run, so the band is a claim
+// about the model, not room for noise.
+struct PoissonBand {
+  double lo, hi;
+};
+PoissonBand poisson_band(double n, double mean, int seeds, double z) {
+  double lambda = std::max(1.0, (n + seeds * mean) / (1.0 + seeds));
+  double half = z * std::sqrt(lambda * (1.0 + 1.0 / seeds));
+  return {n - half, n + half};
+}
+
 }  // namespace
 
 TEST_CASE("document 003: the Ultra Fit on exfat-fuse overruns at 18 and 48 channels, 128 K to 1 MB buffers",
           "[documents][doc003]") {
   // Tolerance: a single recording's overrun count is a Poisson-like count; we
-  // ask for at least one overrun in every row and seed, and a mean within a
-  // factor 3 (plus 2) of the table's count.
+  // ask for at least one overrun in every row and seed, and a mean over the
+  // seeds within two standard deviations of the table's count
+  // (poisson_band above; about a 95 % band if the model were exact).
   const Row rows[] = {{kUltraFitExfat, 6, 1 << 20, 48, 6},
                       {kUltraFitExfat, 4, 1 << 20, 18, 3},
                       {kUltraFitExfat, 4, 256 << 10, 18, 1},
@@ -87,16 +106,18 @@ TEST_CASE("document 003: the Ultra Fit on exfat-fuse overruns at 18 and 48 chann
       sum += static_cast<double>(r.overrun_events);
     }
     double mean = sum / 3;
-    INFO(row.channels << " ch " << row.gb << " GB: mean " << mean << " overruns, document " << row.overruns);
-    CHECK(mean <= 3.0 * row.overruns + 2);
-    CHECK(mean >= row.overruns / 3.0 - 2);
+    PoissonBand band = poisson_band(row.overruns, mean, 3, 2.0);
+    INFO(row.channels << " ch " << row.gb << " GB buffer " << row.buffer << ": mean " << mean
+                      << " overruns, document " << row.overruns << ", band [" << band.lo << ", " << band.hi << "]");
+    CHECK(mean >= band.lo);
+    CHECK(mean <= band.hi);
     total += mean;
   }
   // Over the five rows the table counts 43 overruns.
   CHECK(total == Approx(43).epsilon(0.35));
 }
 
-TEST_CASE("document 003: NTFS records 18 channels clean but overruns at 32; the Extreme Go on kernel exFAT is clean",
+TEST_CASE("document 003: NTFS records 18 channels clean but overruns at 32, the Extreme Go on kernel exFAT is clean",
           "[documents][doc003]") {
   for (int s = 1; s <= 4; ++s) {
     INFO("seed " << s);
@@ -106,16 +127,20 @@ TEST_CASE("document 003: NTFS records 18 channels clean but overruns at 32; the 
   double ntfs32 = mean_overruns({kUltraFitNtfs, 16, 1 << 20, 32, 10}, 4);
   double sx2 = mean_overruns({"rpi4-buster+ntfs-3g+teamgroup-sx2-usb2", 22, 1 << 20, 32, 8}, 4);
   INFO("NTFS 32 ch: " << ntfs32 << " (document 10); Team SX2 NTFS 32 ch: " << sx2 << " (document 8)");
-  CHECK(ntfs32 >= 10 / 3.0);
-  CHECK(ntfs32 <= 3 * 10);
-  CHECK(sx2 >= 8 / 3.0);
-  CHECK(sx2 <= 3 * 8);
+  // The same Poisson band as the Ultra Fit table (document 003 counts one recording each).
+  PoissonBand b32 = poisson_band(10, ntfs32, 4, 2.0), bsx2 = poisson_band(8, sx2, 4, 2.0);
+  CHECK(ntfs32 >= b32.lo);
+  CHECK(ntfs32 <= b32.hi);
+  CHECK(sx2 >= bsx2.lo);
+  CHECK(sx2 <= bsx2.hi);
 }
 
 TEST_CASE("document 003: a faster stick removes the overruns (capacity search)", "[documents][doc003]") {
   RecorderConfig c = doc003(1, 16, 1 << 20);
   c.duration_s = 1800;
-  CapacityQuery q{c, CapacityTarget::Channels, 2, {}, {18}};
+  CapacityQuery q;
+  q.base = c;
+  q.probes = {18};
   auto slow = find_capacity(profile(kUltraFitExfat), q);
   auto fast = find_capacity(profile("rpi4-bullseye-extremego-exfat"), q);
   REQUIRE(slow.ok());
@@ -130,7 +155,7 @@ TEST_CASE("document 003: a faster stick removes the overruns (capacity search)",
 // Document 002: the USRP-2974 records IQ as 16-bit I + 16-bit Q, modelled as
 // 2 channels x 16 bits, so 160 MHz is 640 MB/s. Ring buffer 256 MiB (ASSUMED:
 // the document does not give LabVIEW's buffer), blocks of half that.
-TEST_CASE("document 002: 160 MHz overruns once TurboWrite is spent; about 60 MHz is the ceiling",
+TEST_CASE("document 002: 160 MHz overruns once TurboWrite is spent, about 60 MHz is the ceiling",
           "[documents][doc002]") {
   auto p = profile("usrp-2974");
   RecorderConfig c;
@@ -159,7 +184,9 @@ TEST_CASE("document 002: 160 MHz overruns once TurboWrite is spent; about 60 MHz
   // The highest clean rate over 10 minutes: the sustained 300 MB/s is 75 MHz;
   // the document's conclusion is "about 60 MHz".
   c.stream.sample_rate = 1e6;
-  CapacityQuery q{c, CapacityTarget::SampleRate, 1, {}, {}};
+  CapacityQuery q;
+  q.base = c;
+  q.target = CapacityTarget::SampleRate;
   auto cap = find_capacity(p, q);
   REQUIRE(cap.ok());
   INFO("highest clean sample rate: " << cap->best / 1e6 << " MHz");
@@ -169,7 +196,7 @@ TEST_CASE("document 002: 160 MHz overruns once TurboWrite is spent; about 60 MHz
 
 // Document 000: NI's method, the writer never waits for data: a producer far
 // faster than the disk, 1 MiB blocks, 30 s; the rate is what reached the disk.
-TEST_CASE("document 000: binary is 20-30 % faster than TDMS; more channels are slower at equal block size",
+TEST_CASE("document 000: binary is 20-30 % faster than TDMS, more channels are slower at equal block size",
           "[documents][doc000]") {
   auto rate = [](const Profile& p, FormatKind f, uint32_t ch) {
     RecorderConfig c;
@@ -195,4 +222,53 @@ TEST_CASE("document 000: binary is 20-30 % faster than TDMS; more channels are s
   }
   CHECK(sum / 3 >= 1.15);
   CHECK(sum / 3 <= 1.35);
+}
+
+// Document 000, Figure 2: the same 1 MB TDMS block split into 4, 8, 16 and 32
+// channels writes slower with every doubling. The text gives no figure, so
+// host.per_channel_us is an estimate (2 ms on the 9014, docs/profiles.md):
+// the test checks the curve's order, that the modelled slowdown is what that
+// parameter and the TDMS metadata account for, and its size (about 15 % from
+// 4 to 32 channels on the 9014).
+TEST_CASE("document 000: more channels are slower at equal block size, by the per-channel cost",
+          "[documents][doc000]") {
+  auto p = profile("crio-9014");
+  auto rate = [&](const Profile& prof, uint32_t ch) {
+    RecorderConfig c;
+    c.stream = {ch, 80e6 / ch, 64, true};  // always ahead of the disk: NI's method
+    c.format = FormatKind::Tdms;
+    c.buffer_bytes = 2ull << 20;
+    c.block_bytes = 1ull << 20;
+    c.duration_s = 30;
+    auto r = run(prof, c);
+    return std::make_pair(static_cast<double>(r.payload_bytes) / (r.end_s - r.start_s), r);
+  };
+  double per_ch = p.params(Layer::Host).get("per_channel_us") * 1e-6;
+  REQUIRE(per_ch > 0);
+  double last = INFINITY;
+  for (uint32_t ch : {4u, 8u, 16u, 32u}) {
+    double r = rate(p, ch).first;
+    INFO(ch << " channels: " << r / 1e6 << " MB/s");
+    CHECK(r < last);
+    last = r;
+  }
+  auto [r4, run4] = rate(p, 4);
+  auto [r32, run32] = rate(p, 32);
+  double slowdown = 1 - r32 / r4;
+  INFO("4 -> 32 channels at 1 MiB: " << 100 * slowdown << " % slower");
+  CHECK(slowdown > 0.12);
+  CHECK(slowdown < 0.30);
+  // Seconds per block: the difference is 28 channel arrays' cost, plus the
+  // segment metadata the extra channels add (the same profile without the
+  // parameter shows that part alone).
+  auto seconds_per_block = [](double rate_bps) { return (1 << 20) / rate_bps; };
+  auto loaded = load_profile("crio-9014", {"host.per_channel_us=0"});
+  REQUIRE(loaded.ok());
+  const Profile& bare = *loaded;
+  double meta = seconds_per_block(rate(bare, 32).first) - seconds_per_block(rate(bare, 4).first);
+  double extra = seconds_per_block(r32) - seconds_per_block(r4);
+  INFO("per block: " << extra * 1e3 << " ms more at 32 channels; metadata alone " << meta * 1e3 << " ms; 28 x "
+                     << per_ch * 1e3 << " ms");
+  CHECK(meta >= 0);
+  CHECK(extra - meta == Approx(28 * per_ch).epsilon(0.10));
 }

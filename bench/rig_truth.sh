@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# The project's most important number, reproduced: on each test rig (tests/rig/) and
+# buffer size, the highest rate the independent reference recorder records cleanly
+# (truth, by bisection on fresh rigs) against what streamdisk predicts for the same
+# recorder after characterizing the rig.
+#
+# Usage (as root, from the repository root, after building):
+#   bench/rig_truth.sh truth   [--rigs "cliff stalls fuse hostcache"] [--buffers "1MiB 4MiB"]
+#                              [--duration 60s] [--repeats 3] [--out bench/rig_truth.run]
+#   bench/rig_truth.sh predict [--rigs ...] [--buffers ...] [--duration 60s] [--out ...]
+#   bench/rig_truth.sh table   [--out ...]          # markdown: truth vs prediction
+#   bench/rig_truth.sh all     [...]                # truth, predict, table
+# Example: bench/rig_truth.sh all --rigs stalls --buffers "1MiB 4MiB" --duration 60s
+#
+# truth runs one queue per buffer size in parallel (two rigs at a time); a rig whose
+# vm.dirty_* differ from the other queue's waits for it (rig.sh RIG_WAIT_S). Each
+# rig x buffer takes ~15-25 min with 60 s recordings and 3 repeats per rate.
+# predict uses `streamdisk characterize PATH -o p.toml` when the binary has it, else the
+# README's flow: measure --sweep blocksize --direct, --sweep sustained --direct, a
+# buffered --sweep sustained, calibrate, on one fresh rig; then for each buffer
+#   streamdisk capacity -p p.toml --find sample-rate -c 1 -b 8 -f raw --buffer B --block 256KiB -d DURATION
+set -u
+case "${1:-}" in -h|--help|help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; exit 0 ;; esac
+cd "$(dirname "$0")/.."
+root=$PWD
+STREAMDISK=${STREAMDISK:-$root/build/cli/streamdisk}
+die() { echo "rig_truth.sh: $*" >&2; exit 2; }
+mode=${1:-}; shift || true
+rigs="cliff stalls fuse hostcache" buffers="1MiB 4MiB" duration=60s repeats=3 out=bench/rig_truth.run
+block=256KiB
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --rigs) rigs=$2; shift 2 ;; --buffers) buffers=$2; shift 2 ;; --duration) duration=$2; shift 2 ;;
+    --repeats) repeats=$2; shift 2 ;; --out) out=$2; shift 2 ;;
+    *) die "unknown argument '$1': see the usage at the top of $0" ;;
+  esac
+done
+mkdir -p "$out" || die "cannot create $out"
+out=$(realpath "$out")
+
+# Starting brackets (MB/s) only save probes: truth.sh widens a bracket that is wrong.
+bracket() {
+  case "$1" in
+    cliff) echo "5 14" ;; stalls) echo "4 16" ;; fuse) echo "3 12" ;; hostcache) echo "6 24" ;;
+    *) echo "1 32" ;;
+  esac
+}
+
+do_truth() {
+  local b pids=() q=0
+  for b in $buffers; do
+    q=$((q + 1))
+    (
+      for r in $rigs; do
+        read -r lo hi <<<"$(bracket "$r")"
+        tests/rig/truth.sh "$r" "$b" --lo "$lo" --hi "$hi" --repeats "$repeats" \
+          --duration "$duration" --block "$block" --out "$out" --dir "/tmp/rig-truth-q$q" \
+          2>>"$out/truth-$r-$b.log"
+      done
+    ) &
+    pids+=($!)
+  done
+  wait "${pids[@]}"
+}
+
+predict_dir=/tmp/rig-predict
+do_predict() {
+  local r b dir=$predict_dir prof tool
+  [ -x "$STREAMDISK" ] || die "$STREAMDISK not found: build first (see README)"
+  trap 'tests/rig/rig.sh down "$predict_dir"' EXIT
+  for r in $rigs; do
+    prof="$out/predict-$r.toml"
+    RIG_WAIT_S=3600 tests/rig/rig.sh up "$r" "$dir" >/dev/null || die "rig $r did not come up"
+    local t0; t0=$(date +%s)
+    if "$STREAMDISK" characterize --help >/dev/null 2>&1; then
+      tool=characterize
+      "$STREAMDISK" characterize "$dir/mnt" -o "$prof" >"$out/predict-$r.log" 2>&1
+    else
+      tool="measure+calibrate"
+      {
+        "$STREAMDISK" measure "$dir/mnt" --sweep blocksize --direct --trace "$out/predict-$r-sweep.csv" &&
+        "$STREAMDISK" measure "$dir/mnt" --sweep sustained --direct --seconds 30 --trace "$out/predict-$r-sustained.csv" &&
+        "$STREAMDISK" measure "$dir/mnt" --sweep sustained --seconds 30 --trace "$out/predict-$r-buffered.csv" &&
+        "$STREAMDISK" calibrate "$out/predict-$r-sweep.csv" "$out/predict-$r-sustained.csv" \
+          --buffered "$out/predict-$r-buffered.csv" --name "rig-$r" -o "$prof"
+      } >"$out/predict-$r.log" 2>&1
+    fi
+    local rc=$? secs=$(( $(date +%s) - t0 ))
+    tests/rig/rig.sh down "$dir"
+    for b in $buffers; do
+      local best=null
+      if [ $rc -eq 0 ]; then
+        best=$("$STREAMDISK" capacity -p "$prof" --find sample-rate -c 1 -b 8 -f raw --buffer "$b" \
+               --block "$block" -d "$duration" --json 2>>"$out/predict-$r.log" | jq '.results[0].best // null')
+      fi
+      jq -cn --arg rig "$r" --arg buffer "$b" --arg tool "$tool" --argjson best "${best:-null}" \
+        --argjson secs "$secs" --argjson rc "$rc" \
+        '{rig: $rig, buffer: $buffer, tool: $tool, predicted_MBps: (if $best == null then null else $best / 1e6 end),
+          characterize_s: $secs, characterize_rc: $rc}' | tee -a "$out/predict.jsonl"
+    done
+  done
+}
+
+do_table() {
+  echo "| rig | buffer | truth MB/s: highest clean / lowest overran | runs (clean runs needed per rate) | wall | predicted MB/s | error | flow |"
+  echo "|---|---|---|---|---|---|---|---|"
+  jq -rs --slurpfile p <(cat "$out/predict.jsonl" 2>/dev/null | jq -s . ) '
+    .[] as $t
+    | ([$p[0][]? | select(.rig == $t.rig and .buffer == $t.buffer)] | last) as $q
+    | "| \($t.rig) | \($t.buffer) | \($t.truth_MBps) / \($t.unsafe_MBps) | \($t.runs) (\($t.clean_runs_at_truth)) | \(($t.wall_s / 60) | floor) min | "
+      + (if $q.predicted_MBps == null then "– | – | \($q.tool // "not run") |"
+         else "\($q.predicted_MBps * 100 | round / 100) | \((($q.predicted_MBps / $t.truth_MBps - 1) * 100) | round) % | \($q.tool) |" end)
+  ' "$out/summary.jsonl"
+}
+
+case "$mode" in
+  truth) do_truth ;;
+  predict) do_predict ;;
+  table) do_table ;;
+  all) do_truth; do_predict; do_table ;;
+  *) die "usage: bench/rig_truth.sh truth|predict|table|all [--rigs ...] [--buffers ...] [--duration 60s] [--repeats 3] [--out DIR]" ;;
+esac

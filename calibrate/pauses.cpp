@@ -1,0 +1,398 @@
+#include "calibrate/pauses.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "calibrate/fit.h"
+
+namespace sd::cal {
+namespace {
+
+// Rolling median of `v` over a centred window of `w` points.
+std::vector<double> rolling_median(const std::vector<double>& v, size_t w) {
+  std::vector<double> out(v.size()), buf;
+  size_t half = w / 2;
+  for (size_t i = 0; i < v.size(); ++i) {
+    size_t lo = i > half ? i - half : 0, hi = std::min(v.size(), i + half + 1);
+    if (hi - lo < w && v.size() >= w) {  // keep the window full at the ends
+      if (lo == 0) hi = w;
+      else lo = v.size() - w;
+    }
+    buf.assign(v.begin() + static_cast<long>(lo), v.begin() + static_cast<long>(hi));
+    auto mid = buf.begin() + static_cast<long>(buf.size() / 2);
+    std::nth_element(buf.begin(), mid, buf.end());  // upper median: windows are odd-sized
+    out[i] = *mid;
+  }
+  return out;
+}
+
+// How far above the baseline a write must be to count as part of a pause.
+constexpr double kJitterSds = 8;      // robust standard deviations of the ordinary jitter
+constexpr double kMinOpFraction = 0.5;  // of the write's own expected time
+constexpr double kMinPauseS = 1e-3;   // below this no buffer notices
+constexpr size_t kTooFew = 5;
+
+double norm_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
+double norm_logpdf(double x, double mu, double sd) {
+  double z = (x - mu) / sd;
+  return -0.5 * z * z - std::log(sd) - 0.5 * std::log(2 * M_PI);
+}
+
+struct Component {
+  double w = 1, mu = 0, sd = 1;
+};
+
+double mix_loglik(const std::vector<double>& x, const std::vector<Component>& c) {
+  double ll = 0;
+  for (double v : x) {
+    double p = 0;
+    for (const auto& k : c) p += k.w * std::exp(norm_logpdf(v, k.mu, k.sd));
+    ll += std::log(std::max(p, 1e-300));
+  }
+  return ll;
+}
+
+Component one_normal(const std::vector<double>& x) {
+  Component c;
+  double n = static_cast<double>(x.size());
+  c.mu = std::accumulate(x.begin(), x.end(), 0.0) / n;
+  double ss = 0;
+  for (double v : x) ss += (v - c.mu) * (v - c.mu);
+  c.sd = std::max(std::sqrt(ss / n), 0.01);
+  return c;
+}
+
+// Two-component normal mixture of ln(duration) by EM, started from the
+// widest gap in the sorted values (each side keeps at least 3 points).
+std::vector<Component> two_normals(std::vector<double> x) {
+  std::sort(x.begin(), x.end());
+  size_t n = x.size(), cut = n / 2;
+  double widest = -1;
+  for (size_t i = 3; i + 3 <= n; ++i)
+    if (x[i] - x[i - 1] > widest) widest = x[i] - x[i - 1], cut = i;
+  std::vector<Component> c = {one_normal({x.begin(), x.begin() + static_cast<long>(cut)}),
+                               one_normal({x.begin() + static_cast<long>(cut), x.end()})};
+  c[0].w = static_cast<double>(cut) / static_cast<double>(n), c[1].w = 1 - c[0].w;
+  std::vector<double> r(n);
+  for (int it = 0; it < 300; ++it) {
+    for (size_t i = 0; i < n; ++i) {
+      double p0 = c[0].w * std::exp(norm_logpdf(x[i], c[0].mu, c[0].sd));
+      double p1 = c[1].w * std::exp(norm_logpdf(x[i], c[1].mu, c[1].sd));
+      r[i] = p0 + p1 > 0 ? p0 / (p0 + p1) : 0.5;
+    }
+    for (int k = 0; k < 2; ++k) {
+      double sw = 0, s = 0, ss = 0;
+      for (size_t i = 0; i < n; ++i) {
+        double q = k == 0 ? r[i] : 1 - r[i];
+        sw += q, s += q * x[i];
+      }
+      if (sw < 1e-9) return {};
+      double mu = s / sw;
+      for (size_t i = 0; i < n; ++i) ss += (k == 0 ? r[i] : 1 - r[i]) * (x[i] - mu) * (x[i] - mu);
+      c[static_cast<size_t>(k)] = {sw / static_cast<double>(n), mu, std::max(std::sqrt(ss / sw), 0.01)};
+    }
+  }
+  if (c[0].mu > c[1].mu) std::swap(c[0], c[1]);
+  return c;
+}
+
+// Kolmogorov-Smirnov distance between the sample and the fitted mixture CDF,
+// and its asymptotic p-value (optimistic: the parameters came from the same data).
+std::pair<double, double> ks_test(std::vector<double> x, const std::vector<Component>& c) {
+  std::sort(x.begin(), x.end());
+  double n = static_cast<double>(x.size()), d = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    double f = 0;
+    for (const auto& k : c) f += k.w * norm_cdf((x[i] - k.mu) / k.sd);
+    d = std::max({d, f - static_cast<double>(i) / n, static_cast<double>(i + 1) / n - f});
+  }
+  double lambda = (std::sqrt(n) + 0.12 + 0.11 / std::sqrt(n)) * d, p = 0;
+  for (int k = 1; k <= 100; ++k) p += 2 * ((k % 2) ? 1 : -1) * std::exp(-2.0 * k * k * lambda * lambda);
+  return {d, std::clamp(p, 0.0, 1.0)};
+}
+
+// Poisson counts n_i with mean a*B_i + b*T_i: log-likelihood (constant dropped).
+double poisson_ll(const std::vector<double>& n, const std::vector<double>& B, const std::vector<double>& T, double a,
+                  double b) {
+  double ll = 0;
+  for (size_t i = 0; i < n.size(); ++i) {
+    double lam = a * B[i] + b * T[i];
+    if (lam <= 0) {
+      if (n[i] > 0) return -1e300;
+      continue;
+    }
+    ll += n[i] * std::log(lam) - lam;
+  }
+  return ll;
+}
+
+// Decides byte- vs time-triggered arrivals for one population from its
+// per-trace counts; fills interval/period and the notes.
+void fit_arrivals(StallPopulation& pop, const std::vector<double>& n, const std::vector<double>& B,
+                  const std::vector<double>& T, std::vector<std::string>& notes, const std::string& who) {
+  double N = std::accumulate(n.begin(), n.end(), 0.0);
+  double SB = std::accumulate(B.begin(), B.end(), 0.0), ST = std::accumulate(T.begin(), T.end(), 0.0);
+  double rmin = 1e300, rmax = 0;
+  for (size_t i = 0; i < B.size(); ++i)
+    if (T[i] > 0 && B[i] > 0) rmin = std::min(rmin, B[i] / T[i]), rmax = std::max(rmax, B[i] / T[i]);
+  double rel = 1.96 / std::sqrt(std::max(N, 1.0));
+  auto by_bytes = [&] {
+    pop.interval_mb = SB / N / 1e6, pop.interval_band = pop.interval_mb * rel;
+    pop.arrivals = "per byte written";
+  };
+  if (rmax < 1.3 * rmin) {
+    by_bytes();
+    notes.push_back(fmt::format("{}: all traces wrote at about the same rate ({:.3g} MB/s): byte- and time-triggered "
+                                "arrivals look alike, assumed per byte written; paced writes at a few fractions of "
+                                "the sustained rate (characterize writes them) would tell",
+                                who, rmax / 1e6));
+    return;
+  }
+  double a1 = N / SB, b1 = N / ST;
+  // Both: EM on the split of each trace's count between the two causes.
+  double a = a1 / 2, b = b1 / 2;
+  for (int it = 0; it < 2000; ++it) {
+    double na = 0, nb = 0;
+    for (size_t i = 0; i < n.size(); ++i) {
+      double lam = a * B[i] + b * T[i];
+      if (lam <= 0) continue;
+      na += n[i] * a * B[i] / lam, nb += n[i] * b * T[i] / lam;
+    }
+    a = na / SB, b = nb / ST;
+  }
+  double ll_b = poisson_ll(n, B, T, a1, 0), ll_t = poisson_ll(n, B, T, 0, b1), ll_2 = poisson_ll(n, B, T, a, b);
+  double aic_b = 2 - 2 * ll_b, aic_t = 2 - 2 * ll_t, aic_2 = 4 - 2 * ll_2;
+  std::string scores = fmt::format("AIC per byte {:.1f}, per time {:.1f}, both {:.1f}", aic_b, aic_t, aic_2);
+  // Both triggers only if the second one is needed beyond Poisson noise across
+  // traces: likelihood ratio against the better single trigger, chi-square(1) at 99 %.
+  bool both = a > 0 && b > 0 && 2 * (ll_2 - std::max(ll_b, ll_t)) > 6.63;
+  if (both) {
+    double na = a * SB, nb = b * ST;
+    pop.interval_mb = 1 / a / 1e6, pop.interval_band = pop.interval_mb * 1.96 / std::sqrt(std::max(na, 1.0));
+    pop.period_ms = 1e3 / b, pop.period_band = pop.period_ms * 1.96 / std::sqrt(std::max(nb, 1.0));
+    pop.arrivals = "both per byte and per unit of time";
+  } else if (aic_t < aic_b) {
+    pop.period_ms = ST / N * 1e3, pop.period_band = pop.period_ms * rel;
+    pop.arrivals = "per unit of time";
+  } else {
+    by_bytes();
+  }
+  notes.push_back(fmt::format("{}: arrivals {} ({}; traces at {:.3g}..{:.3g} MB/s)", who, pop.arrivals, scores,
+                              rmin / 1e6, rmax / 1e6));
+}
+
+}  // namespace
+
+SlowWrites find_slow_writes(const std::vector<double>& duration, const std::vector<double>& bytes) {
+  SlowWrites s;
+  s.expected = duration;
+  s.slow.assign(duration.size(), 0);
+  if (duration.size() < 20) return s;
+  // Durations per byte, so a last short write does not look like a pause.
+  std::vector<double> per(duration.size());
+  for (size_t i = 0; i < per.size(); ++i) per[i] = duration[i] / bytes[i];
+  std::vector<double> base = rolling_median(per, 51);
+  std::vector<double> rel(per.size());
+  for (size_t i = 0; i < per.size(); ++i) rel[i] = base[i] > 0 ? per[i] / base[i] - 1 : 0;
+  double scale = 1.4826 * mad(rel, median(rel));
+  double limit = std::max(kJitterSds * scale, kMinOpFraction);
+  for (size_t i = 0; i < per.size(); ++i) {
+    s.expected[i] = base[i] * bytes[i];
+    s.slow[i] = rel[i] > limit && duration[i] - s.expected[i] > kMinPauseS;
+    if (!s.slow[i]) s.expected[i] = duration[i];
+  }
+  return s;
+}
+
+bool is_paced(const Series& s) {
+  auto it = s.meta.find("sweep");
+  if (it != s.meta.end()) return it->second == "paced";
+  std::vector<double> d;
+  size_t gaps = 0, n = 0;
+  double prev_end = -1;
+  for (const auto& op : s.ops) {
+    if (op.read || op.bytes == 0) continue;
+    d.push_back(op.end - op.start);
+    if (prev_end >= 0) {
+      ++n;
+      gaps += op.start - prev_end > 0;
+    }
+    prev_end = op.end;
+  }
+  if (n < 20) return false;
+  double med = median(d);
+  size_t idle = 0;
+  prev_end = -1;
+  for (const auto& op : s.ops) {
+    if (op.read || op.bytes == 0) continue;
+    if (prev_end >= 0 && op.start - prev_end > 0.25 * med) ++idle;
+    prev_end = op.end;
+  }
+  return idle * 2 > n;  // idle before most writes
+}
+
+PauseScan scan_pauses(const Series& s) {
+  PauseScan p;
+  p.name = s.name;
+  p.paced = is_paced(s);
+  std::vector<double> d, b, at, idle;
+  double first = -1, last = 0;
+  for (const auto& op : s.ops) {
+    if (op.read || op.bytes == 0) continue;
+    idle.push_back(first < 0 ? 0 : std::max(0.0, op.start - last));
+    if (first < 0) first = op.start;
+    last = std::max(last, op.end);
+    d.push_back(std::max(0.0, op.end - op.start)), b.push_back(static_cast<double>(op.bytes)), at.push_back(op.start);
+    p.bytes += static_cast<double>(op.bytes);
+  }
+  p.writes = d.size();
+  p.seconds = first < 0 ? 0 : last - first;
+  SlowWrites sw = find_slow_writes(d, b);
+  // Consecutive slow writes are one pause, unless they are no more frequent
+  // than independent pauses would fall side by side by chance: the model's
+  // arrivals recreate those coincidences, so merging them would count them twice.
+  double slow = 0, pairs = 0;
+  for (size_t i = 0; i < d.size(); ++i) {
+    slow += sw.slow[i];
+    pairs += i > 0 && sw.slow[i] && sw.slow[i - 1];
+  }
+  double chance = d.empty() ? 0 : slow * slow / static_cast<double>(d.size());
+  p.merged = pairs > chance + 2 * std::sqrt(chance) + 1;
+  for (size_t i = 0; i < d.size(); ++i) {
+    if (!sw.slow[i]) continue;
+    if (p.merged && i > 0 && sw.slow[i - 1]) p.pauses.back().excess_s += d[i] - sw.expected[i];
+    else p.pauses.push_back({at[i] - first, d[i] - sw.expected[i], idle[i]});
+  }
+  return p;
+}
+
+StallModelFit fit_stall_model(const std::vector<PauseScan>& scans) {
+  StallModelFit f;
+  f.traces = scans.size();
+  double bytes = 0, seconds = 0;
+  size_t all = 0, busy = 0;  // pauses in every trace, in traces written flat out
+  for (const auto& s : scans) {
+    bytes += s.bytes, seconds += s.seconds;
+    all += s.pauses.size();
+    if (!s.paced) busy += s.pauses.size();
+  }
+  // A paced writer idles between writes, so it meets a time-triggered pause
+  // partway through: its excess is the pause minus the idle time already
+  // passed (0..idle). Lengths come from flat-out traces when they hold enough
+  // pauses; otherwise paced pauses count with half their idle time added.
+  bool paced_lengths = busy < kTooFew;
+  auto length_of = [](const PauseScan& s, const Pause& p) {
+    return std::log(std::max(p.excess_s + (s.paced ? p.idle_before_s / 2 : 0), 1e-9));
+  };
+  std::vector<double> x;  // ln(length) of the pauses the durations rest on
+  for (const auto& s : scans)
+    if (paced_lengths || !s.paced)
+      for (const auto& p : s.pauses) x.push_back(length_of(s, p));
+  f.pauses = all;
+  if (x.empty()) {
+    f.why = fmt::format("no pauses in {:.0f} MB / {:.0f} s of writes ({} trace(s)): stall parameters left out (the "
+                        "model's default is no stalls)", bytes / 1e6, seconds, scans.size());
+    return f;
+  }
+  f.too_few = f.pauses < kTooFew;
+  if (paced_lengths && busy < all)
+    f.notes.push_back(fmt::format("stalls: {} pause(s) in flat-out traces: pause lengths also from paced traces, "
+                                  "each with half the idle time before it added (a time-triggered pause may have "
+                                  "begun while the writer idled)", busy));
+
+  // Durations: one log-normal vs a two-population mixture, by BIC (a second
+  // population must earn its 3 extra parameters by more than AIC asks: the
+  // tail of one wide log-normal alone should not become a population).
+  std::vector<Component> model = {one_normal(x)};
+  if (x.size() == 1) model[0].sd = 0.01;
+  double ln_n = std::log(static_cast<double>(x.size()));
+  double bic1 = 2 * ln_n - 2 * mix_loglik(x, model), bic2 = 1e300;
+  if (x.size() >= 10) {
+    auto two = two_normals(x);
+    bool sizable = !two.empty() && std::min(two[0].w, two[1].w) * static_cast<double>(x.size()) >= 3;
+    if (sizable) {
+      bic2 = 5 * ln_n - 2 * mix_loglik(x, two);
+      if (bic2 < bic1) model = two;
+    }
+  }
+  auto [d, p] = ks_test(x, model);
+  f.ks = d, f.ks_p = p;
+  f.family = model.size() == 2 ? "two-population mixture" : model[0].sd < 0.1 ? "nearly fixed length" : "log-normal";
+  f.notes.push_back(fmt::format(
+      "stalls: {} pause(s) in {} trace(s) ({:.0f} MB, {:.0f} s); durations of {} {} (BIC one log-normal {:.1f}{}); "
+      "goodness of fit: KS D = {:.3f}, p ≈ {:.2f} (n = {})",
+      f.pauses, scans.size(), bytes / 1e6, seconds, x.size(), f.family, bic1,
+      bic2 < 1e299 ? fmt::format(", mixture {:.1f}", bic2) : std::string(x.size() < 10 ? ", mixture needs 10+" : ""),
+      d, p, x.size()));
+  if (f.too_few)
+    f.notes.push_back(fmt::format("warning: only {} pause(s): too few to tell their distribution or arrivals; the "
+                                  "stall parameters are a rough estimate (marked estimate = true): record longer, "
+                                  "and paced writes", f.pauses));
+  else if (p < 0.01)
+    f.notes.push_back(fmt::format("warning: the pause durations do not follow the fitted {} (KS p ≈ {:.3f})", f.family, p));
+
+  // Each pause goes to its likelier population; arrivals per population.
+  auto population_of = [&](double v) {
+    size_t best = 0;
+    for (size_t j = 1; j < model.size(); ++j)
+      if (std::log(model[j].w) + norm_logpdf(v, model[j].mu, model[j].sd) >
+          std::log(model[best].w) + norm_logpdf(v, model[best].mu, model[best].sd))
+        best = j;
+    return best;
+  };
+  for (size_t k = 0; k < model.size(); ++k) {
+    StallPopulation pop;
+    std::vector<double> n, B, T, logs, whole;  // whole: every trace's pauses, as measured
+    std::vector<double> gaps, busy_gaps;  // start-to-start times within a trace
+    for (const auto& s : scans) {
+      double count = 0, prev = -1;
+      for (const auto& ps : s.pauses) {
+        double v = length_of(s, ps);
+        if (population_of(v) != k) continue;
+        ++count;
+        if (paced_lengths || !s.paced) logs.push_back(v);
+        whole.push_back(std::log(std::max(ps.excess_s, 1e-9)));
+        if (prev >= 0) (s.paced ? gaps : busy_gaps).push_back(ps.at_s - prev);
+        prev = ps.at_s;
+      }
+      n.push_back(count), B.push_back(s.bytes), T.push_back(s.seconds);
+    }
+    if (busy_gaps.size() >= 4) gaps = busy_gaps;
+    else gaps.insert(gaps.end(), busy_gaps.begin(), busy_gaps.end());
+    pop.pauses = static_cast<size_t>(std::accumulate(n.begin(), n.end(), 0.0));
+    if (logs.empty()) continue;
+    auto lengths = [&](const std::vector<double>& v) {
+      Component c = one_normal(v);
+      double m = static_cast<double>(v.size());
+      pop.median_ms = std::exp(c.mu) * 1e3;
+      pop.sigma = v.size() > 1 ? c.sd * std::sqrt(m / (m - 1)) : 0;
+      if (pop.sigma <= 0.01) pop.sigma = 0;
+      pop.median_band = pop.median_ms * (std::exp(t95(std::max<size_t>(1, v.size() - 1)) * pop.sigma / std::sqrt(m)) - 1);
+      pop.sigma_band = v.size() > 1 ? 1.96 * pop.sigma / std::sqrt(2 * (m - 1)) : 0;
+    };
+    lengths(logs);
+    std::string who = model.size() == 2 ? fmt::format("population {} ({:.3g} ms)", k + 1, pop.median_ms) : "stalls";
+    fit_arrivals(pop, n, B, T, f.notes, who);
+    // A byte-triggered pause lies wholly inside a write, paced or not: all of them measure its length.
+    if (pop.period_ms == 0 && whole.size() > logs.size()) lengths(whole);
+    if (pop.period_ms > 0 && pop.interval_mb == 0 && gaps.size() >= 4) {
+      // Regularity of time-triggered pauses: the coefficient of variation of
+      // their spacing (0 periodic, 1 Poisson) is the model's jitter.
+      double mean = std::accumulate(gaps.begin(), gaps.end(), 0.0) / static_cast<double>(gaps.size()), ss = 0;
+      for (double g : gaps) ss += (g - mean) * (g - mean);
+      double cv = std::sqrt(ss / static_cast<double>(gaps.size() - 1)) / mean;
+      f.jitter = std::clamp(cv, 0.0, 1.0);
+      f.jitter_band = 1.96 * std::max(cv, 0.05) / std::sqrt(2.0 * static_cast<double>(gaps.size()));
+    }
+    f.pops.push_back(pop);
+  }
+  f.ok = !f.pops.empty();
+  f.method = fmt::format("pause fit: {} durations (KS D {:.3f}, p {:.2f}), arrivals {}{}", f.family, f.ks, f.ks_p,
+                         f.pops[0].arrivals, f.pops.size() > 1 ? fmt::format(" / {}", f.pops[1].arrivals) : "");
+  return f;
+}
+
+}  // namespace sd::cal

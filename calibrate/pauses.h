@@ -1,0 +1,76 @@
+// Pauses that matter to a buffer, told apart from rate jitter, and the stall
+// model fitted to them (issue 10 §2; docs/calibrate.md "Stalls").
+//
+// A pause is a run of consecutive writes whose time exceeds a robust baseline
+// (rolling median of time per byte) by more than 8 robust standard deviations
+// of the ordinary jitter, by more than half a write's own time and by more
+// than 1 ms; its length is the summed excess. Consecutive slow writes are one
+// pause when they are side by side more often than chance would put them. Arrivals are decided from the
+// pause counts of traces at different write rates (flat-out and paced): a
+// Poisson count per trace with mean a·bytes + b·seconds: bytes-only vs
+// time-only by likelihood, both only if a likelihood-ratio test (99 %) says so. Durations: one log-normal (a nearly fixed length
+// when sigma is small) vs a two-population log-normal mixture by BIC, with a
+// Kolmogorov-Smirnov statistic of the chosen fit as the goodness-of-fit.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "calibrate/inputs.h"
+
+namespace sd::cal {
+
+// Per write: the stall-free time expected and whether it belongs to a pause.
+struct SlowWrites {
+  std::vector<double> expected;  // seconds
+  std::vector<char> slow;
+};
+// `duration` and `bytes` per write, in issue order (at least 20 writes, else nothing is slow).
+SlowWrites find_slow_writes(const std::vector<double>& duration, const std::vector<double>& bytes);
+
+struct Pause {
+  double at_s = 0;      // start of the first slow write, seconds from the trace's start
+  double excess_s = 0;  // summed excess over the baseline
+  double idle_before_s = 0;  // the writer's idle time before it (paced traces)
+};
+
+// The pauses of one trace and its exposure (bytes written, seconds spanned).
+struct PauseScan {
+  std::string name;
+  std::vector<Pause> pauses;
+  double bytes = 0, seconds = 0;
+  size_t writes = 0;
+  bool paced = false;  // writes issued at a pace (idle gaps between them)
+  bool merged = false; // consecutive slow writes were merged (more often side by side than by chance)
+  double rate_mbps() const { return seconds > 0 ? bytes / seconds / 1e6 : 0; }
+};
+PauseScan scan_pauses(const Series& s);
+
+// True if the writes of `s` were issued at a pace below the device's rate
+// (meta sweep=paced, or idle gaps before most writes).
+bool is_paced(const Series& s);
+
+// One population of the fitted stall process (keys of models/params.cpp).
+struct StallPopulation {
+  double interval_mb = 0, interval_band = 0;  // byte-triggered; 0 = none
+  double period_ms = 0, period_band = 0;      // time-triggered; 0 = none
+  double median_ms = 0, median_band = 0;
+  double sigma = 0, sigma_band = 0;
+  size_t pauses = 0;
+  std::string arrivals;  // "per byte written", "per unit of time", "both"
+};
+
+struct StallModelFit {
+  bool ok = false;
+  std::vector<StallPopulation> pops;  // 1 or 2
+  double jitter = 1, jitter_band = 0; // stall_period_jitter (time-triggered only)
+  std::string family;                 // "nearly fixed length", "log-normal", "two-population mixture"
+  double ks = 0, ks_p = 0;            // goodness of fit of the durations
+  size_t pauses = 0, traces = 0;
+  bool too_few = false;               // fewer than 5 pauses: fitted, but marked an estimate
+  std::string method;                 // for the profile's source text
+  std::vector<std::string> notes;     // what was decided and why; warnings
+  std::string why;                    // when !ok
+};
+StallModelFit fit_stall_model(const std::vector<PauseScan>& scans);
+
+}  // namespace sd::cal

@@ -1,0 +1,664 @@
+#include "measure/characterize.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "calibrate/calibrate.h"
+#include "calibrate/regimes.h"
+#include "models/cleanup.h"
+#include "measure/real_device.h"
+#include "models/model_device.h"
+#include "models/profile.h"
+#include "models/trace.h"
+#include "models/units.h"
+#include "sim/sweeps.h"
+
+namespace sd {
+
+
+namespace {
+
+using R = Result<CharacterizeReport>;
+constexpr double kMiB = 1 << 20;
+
+// ---- the target: real storage on the wall clock, or a model in virtual time ----
+
+struct Target {
+  RealClock real_clock;
+  VirtualClock virtual_clock;
+  std::unique_ptr<RealDevice> real;
+  std::unique_ptr<ModelDevice> model;
+  Device* dev = nullptr;
+  Clock* clock = nullptr;
+  std::function<SpaceInfo()> space;
+  std::function<std::string(FileId)> drop_cache;
+};
+
+// ---- the kernel's side: dirty limit and device activity ----
+
+double read_number(const std::string& path, double dflt) {
+  std::ifstream f(path);
+  double v;
+  return (f >> v) ? v : dflt;
+}
+
+double meminfo_bytes(const std::string& key) {
+  std::ifstream f("/proc/meminfo");
+  for (std::string line; std::getline(f, line);)
+    if (line.starts_with(key + ":")) {
+      std::istringstream in(line.substr(key.size() + 1));
+      double kb = 0;
+      in >> kb;
+      return kb * 1024;
+    }
+  return -1;
+}
+
+// The kernel's hard dirty limit for one writer, from vm.dirty_bytes or
+// vm.dirty_ratio x available memory (an estimate: the kernel counts
+// "dirtyable" memory slightly differently).
+double kernel_dirty_limit() {
+  double bytes = read_number("/proc/sys/vm/dirty_bytes", 0);
+  if (bytes > 0) return bytes;
+  double ratio = read_number("/proc/sys/vm/dirty_ratio", 20);
+  double avail = meminfo_bytes("MemAvailable");
+  return avail > 0 ? ratio / 100 * avail : 0;
+}
+
+// /sys/dev/block/MAJ:MIN/stat of the device holding `dir` (for a FUSE
+// filesystem on a block device: its mount source), or "".
+std::string block_stat_path(const std::string& dir, const FsInfo& fs) {
+  struct stat st{};
+  auto try_dev = [](dev_t d) {
+    std::string p = fmt::format("/sys/dev/block/{}:{}/stat", major(d), minor(d));
+    return ::access(p.c_str(), R_OK) == 0 ? p : std::string();
+  };
+  if (::stat(dir.c_str(), &st) == 0)
+    if (std::string p = try_dev(st.st_dev); !p.empty()) return p;
+  if (fs.source.starts_with("/dev/") && ::stat(fs.source.c_str(), &st) == 0 && S_ISBLK(st.st_mode))
+    return try_dev(st.st_rdev);
+  return "";
+}
+
+// Sectors written and requests in flight, from a block device's stat file.
+bool block_activity(const std::string& path, double& written, double& in_flight) {
+  std::ifstream f(path);
+  std::vector<double> v;
+  for (double x; f >> x;) v.push_back(x);
+  if (v.size() < 9) return false;
+  written = v[6], in_flight = v[8];
+  return true;
+}
+
+// Waits until the device has written nothing for `need` seconds (at most
+// `limit` in all). Real storage: syncs the filesystem, then watches the block
+// device's counters (or, without one, the kernel's dirty and writeback
+// totals). A model in virtual time: waits `need` on its clock.
+void wait_idle(Target& t, const std::string& dir, const FsInfo& fs, double need, double limit,
+               const std::atomic<bool>* cancel, const std::function<void(double, double)>& tick,
+               CharacterizeReport& rep) {
+  double t0 = t.clock->now();
+  if (!t.real) {
+    t.clock->sleep_until(t0 + need);
+    rep.idle_waited_s = rep.idle_quiet_s = need;
+    rep.idle_how = "a fresh model: idle from the start";
+    return;
+  }
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    ::syncfs(fd);
+    ::close(fd);
+  }
+  std::string stat = block_stat_path(dir, fs);
+  rep.idle_how = stat.empty() ? "the kernel's Dirty + Writeback totals (no block device found)"
+                              : "the block device's written sectors (" + stat + ")";
+  double quiet_since = t.clock->now(), last_w = -1, inflight = 0;
+  while (!(cancel && cancel->load())) {
+    double now = t.clock->now();
+    bool busy;
+    if (!stat.empty()) {
+      double w = 0;
+      busy = !block_activity(stat, w, inflight) || (last_w >= 0 && w != last_w) || inflight > 0;
+      last_w = w;
+    } else {
+      busy = meminfo_bytes("Dirty") + meminfo_bytes("Writeback") > 4 * kMiB;
+    }
+    if (busy) quiet_since = now;
+    rep.idle_quiet_s = now - quiet_since;
+    rep.idle_waited_s = now - t0;
+    if (rep.idle_quiet_s >= need || rep.idle_waited_s >= limit) break;
+    if (tick) tick(rep.idle_quiet_s, need);
+    t.clock->sleep_until(now + 0.25);
+  }
+}
+
+// ---- traces: one per phase, kept in memory, optionally written out ----
+
+struct PhaseTrace {
+  std::string file;  // "cache.csv"
+  Trace trace;
+};
+
+std::string phase_of(const std::string& from) {
+  // "cache.csv" -> "cache", "paced-0.5.csv, paced-0.3.csv" -> "paced"; "x vs y" -> first
+  std::string f = from.substr(0, from.find_first_of(", "));
+  if (f.ends_with(".csv")) f.resize(f.size() - 4);
+  if (f.starts_with("paced")) return "paced";
+  if (f.starts_with("interleaved")) return "interleaved";
+  return f;
+}
+
+std::string unit_of(const std::string& key) {
+  auto dot = key.find('.');
+  auto l = layer_from_name(key.substr(0, dot));
+  const ParamSpec* s = l ? find_param(*l, key.substr(dot + 1)) : nullptr;
+  return s ? std::string(unit_name(s->unit)) : "";
+}
+
+cal::Estimate* find_estimate(cal::Calibration& c, const std::string& key) {
+  for (auto& e : c.params)
+    if (e.key == key) return &e;
+  return nullptr;
+}
+
+void drop_estimate(cal::Calibration& c, const std::string& key) {
+  std::erase_if(c.params, [&](const cal::Estimate& e) { return e.key == key; });
+}
+
+// What each phase had planned (seconds), from the budget.
+struct Plan {
+  double idle, cache, refill, blocksize_point, interleaved, reads, buffered, paced;
+};
+Plan plan_for(double budget) {
+  Plan p;
+  p.idle = std::clamp(0.08 * budget, 3.0, 30.0);
+  p.cache = 0.30 * budget;
+  p.refill = std::clamp(0.03 * budget, 3.0, 8.0);
+  p.blocksize_point = std::max(0.3, 0.06 * budget / 6);
+  p.interleaved = std::max(0.5, 0.025 * budget);
+  p.reads = std::max(1.0, 0.04 * budget);
+  p.buffered = 0.12 * budget;
+  p.paced = 0.05 * budget;  // + the fsync of what the page cache held: ~0.5 x this
+  return p;
+}
+
+}  // namespace
+
+R run_characterize(const CharacterizeConfig& cfg) {
+  CharacterizeReport rep;
+  rep.safe_fill = cfg.safe_fill;
+  if (cfg.budget_s <= 0) return R::error("--budget must be positive: e.g. --budget 5min");
+  if (Status st = check_recorder(cfg.recorder); !st.ok()) return R::error(st.message());
+  if (!cfg.keep_traces.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(cfg.keep_traces, ec))
+      return R::error(fmt::format("--keep-traces {}: not a directory; create it first (mkdir -p {})", cfg.keep_traces,
+                                  cfg.keep_traces));
+    if (::access(cfg.keep_traces.c_str(), W_OK) != 0)
+      return R::error(fmt::format("--keep-traces {}: not writable; pick a directory you may write to", cfg.keep_traces));
+  }
+
+  // The target.
+  Target t;
+  if (!cfg.profile.empty()) {
+    auto p = load_profile(cfg.profile, cfg.sets);
+    if (!p) return R::error(p.message());
+    t.model = std::make_unique<ModelDevice>(*p);
+    t.dev = t.model.get();
+    t.clock = &t.virtual_clock;
+    ModelDevice* m = t.model.get();
+    double cap = m->files().capacity() > 0 ? m->files().capacity() : 64e9;  // unlimited: a 64 GB stand-in
+    t.space = [m, cap] { return SpaceInfo{cap, cap - m->files().used_bytes()}; };
+    rep.target = "model:" + cfg.profile;
+    rep.fs.userspace = p->params(Layer::Filesystem).get("userspace") != 0;
+    rep.fs.fstype = rep.fs.userspace ? "model (userspace driver)" : "model (kernel driver)";
+    rep.fs.how = "the profile's filesystem.userspace";
+  } else {
+    auto d = RealDevice::open({cfg.path, "streamdisk-characterize"}, t.real_clock);
+    if (!d) return R::error(d.message());
+    t.real = std::move(*d);
+    t.dev = t.real.get();
+    t.clock = &t.real_clock;
+    RealDevice* rd = t.real.get();
+    t.space = [rd] { return rd->space(); };
+    t.drop_cache = [rd](FileId f) { return rd->drop_cache(f, true); };
+    rep.target = cfg.path;
+    rep.fs = rd->fs();
+    if (!rd->direct_bypasses()) rep.notes.push_back(rd->direct_note());
+    cleanup::set_cooperative();
+  }
+  const std::atomic<bool>* cancel = cfg.cancel ? cfg.cancel : (t.real ? cleanup::cancel_flag() : nullptr);
+  auto cancelled = [&] { return cancel && cancel->load(); };
+
+  // The safe level: the run never takes the filesystem above safe_fill.
+  SpaceInfo sp = t.space();
+  rep.total_bytes = sp.total_bytes;
+  rep.free_bytes = sp.free_bytes;
+  double used = sp.total_bytes - sp.free_bytes;
+  rep.max_bytes = std::floor(std::min(sp.free_bytes - 16 * kMiB, cfg.safe_fill * sp.total_bytes - used) / kMiB) * kMiB;
+  const double min_bytes = 64 * kMiB;
+  if (sp.total_bytes <= 0 || rep.max_bytes < min_bytes)
+    return R::error(fmt::format(
+        "{} has {} free of {} ({:.0f} % full): characterize needs at least {} it may write while staying below "
+        "{:.0f} % full; free some space or use a larger device",
+        rep.target, format_size(std::max(0.0, sp.free_bytes)), format_size(std::max(0.0, sp.total_bytes)),
+        sp.total_bytes > 0 ? used / sp.total_bytes * 100 : 100, format_size(min_bytes), cfg.safe_fill * 100));
+
+  // Progress: phase, bytes written, rate, ETA from the plan.
+  Plan plan = plan_for(cfg.budget_s);
+  double t_start = t.clock->now(), written = 0;
+  std::string phase_name;
+  double phase_end_plan = 0, later_plan = 0;
+  auto report = [&](const std::string& what, double rate) {
+    if (!cfg.progress) return;
+    double now = t.clock->now();
+    cfg.progress({phase_name + (what.empty() ? "" : ": " + what), written, rate, now - t_start,
+                  std::max(0.0, phase_end_plan - now) + later_plan});
+  };
+  std::vector<PhaseTrace> traces;
+  PhaseTrace* cur = nullptr;
+  auto begin_phase = [&](const std::string& name, double planned, double after,
+                         std::map<std::string, std::string> meta) {
+    phase_name = name;
+    phase_end_plan = t.clock->now() + planned;
+    later_plan = after;
+    meta["tool"] = "streamdisk characterize";
+    meta["target"] = rep.target;
+    meta["userspace"] = rep.fs.userspace ? "1" : "0";
+    traces.push_back({name + ".csv", {std::move(meta), {}}});
+    cur = &traces.back();
+    report("", 0);
+  };
+  auto env_for = [&]() {
+    SweepEnv env;
+    env.dev = t.dev;
+    env.clock = t.clock;
+    env.cancel = cancel;
+    env.space = t.space;
+    env.drop_cache = t.drop_cache;
+    env.trace = [&](const TraceRecord& r) {
+      if (r.op == OpKind::Write) written += static_cast<double>(r.bytes);
+      cur->trace.records.push_back(r);
+    };
+    env.progress = [&](const SweepProgress& p) { report(p.phase, p.rate); };
+    return env;
+  };
+  auto add_phase = [&](const std::string& name, double t0, double b0, std::string result) {
+    rep.phases.push_back({name, t.clock->now() - t0, written - b0, std::move(result)});
+  };
+  const double remaining_after_idle = plan.cache + 3 * plan.refill + 6 * plan.blocksize_point + plan.reads +
+                                      2 * plan.interleaved + plan.buffered + 3 * plan.paced;
+
+  // 1. Idle: let a write cache recover before the burst is measured.
+  {
+    double need = cfg.idle_s > 0 ? cfg.idle_s : plan.idle;
+    phase_name = "idle";
+    phase_end_plan = t.clock->now() + need;
+    later_plan = remaining_after_idle;
+    wait_idle(t, cfg.path, rep.fs, need, 1.5 * need, cancel,
+              [&](double quiet, double n) { report(fmt::format("quiet for {:.0f} of {:.0f} s", quiet, n), 0); }, rep);
+    rep.phases.push_back({"idle", rep.idle_waited_s, 0,
+                          fmt::format("waited {:.1f} s, the device was quiet for the last {:.1f} s ({})",
+                                      rep.idle_waited_s, rep.idle_quiet_s, rep.idle_how)});
+    if (rep.idle_quiet_s < need && !cancelled())
+      rep.notes.push_back(fmt::format("the device never stayed quiet for {:.0f} s (something else writes to it?): "
+                                      "the burst below may come from a partly refilled cache",
+                                      need));
+  }
+
+  // 2. Cache: sustained direct write past the write cache, then idle gaps.
+  CacheResult cache;
+  if (!cancelled()) {
+    double t0 = t.clock->now(), b0 = written;
+    CacheSweep s;
+    s.max_bytes = static_cast<uint64_t>(rep.max_bytes);
+    s.max_seconds = plan.cache;
+    s.refill_seconds = plan.refill;
+    s.first_file = 100;
+    begin_phase("cache", plan.cache + 7 + 3 * plan.refill, remaining_after_idle - plan.cache - 3 * plan.refill,
+                {{"sweep", "sustained"}, {"direct", "1"}, {"block_bytes", "1048576"}});
+    SweepEnv env = env_for();
+    cache = run_cache_sweep(env, s);
+    const SustainedResult& f = cache.first;
+    add_phase("cache", t0, b0,
+              f.cliff_bytes ? fmt::format("{} then {} after {} ({:.1f} s); {} idle gap(s)", format_rate(f.initial_rate),
+                                          format_rate(f.final_rate), format_size(*f.cliff_bytes), *f.cliff_seconds,
+                                          cache.gaps_done.size())
+                            : fmt::format("{} throughout {} ({:.0f} s): no write cache seen (or one larger than that)",
+                                          format_rate(f.rate), format_size(f.bytes), f.seconds));
+    if (cache.error) rep.notes.push_back(fmt::format("cache phase stopped by {}", errno_name(cache.error)));
+  }
+  double sustained = cache.first.final_rate > 0 ? cache.first.final_rate : cache.first.rate;
+
+  // 3. Block sizes, right after the cache ran out: one regime (the reads come
+  // later, so the cache gets no idle time to recover between the points).
+  if (!cancelled()) {
+    double t0 = t.clock->now(), b0 = written;
+    BlockSizeSweep s;
+    s.blocks = {4096, 16384, 65536, 262144, 1 << 20, 4 << 20};
+    s.seconds = plan.blocksize_point;
+    s.max_bytes = static_cast<uint64_t>(std::min(rep.max_bytes / 2, 1024 * kMiB));
+    s.read = false;
+    s.direct = true;
+    s.first_file = 200;
+    begin_phase("blocksize", 6 * plan.blocksize_point, plan.reads + 2 * plan.interleaved + plan.buffered + 3 * plan.paced,
+                {{"sweep", "blocksize"}, {"direct", "1"}});
+    SweepEnv env = env_for();
+    BlockSizeResult r = run_blocksize_sweep(env, s);
+    std::vector<cal::IoOp> writes;
+    for (const auto& x : cur->trace.records)
+      if (x.op == OpKind::Write && x.bytes > 0) writes.push_back({x.start, x.end, x.bytes, false, 0, x.error});
+    cal::SweepRegimes reg = cal::sweep_regimes(writes);
+    std::vector<std::string> rates;
+    for (const auto& p : r.points) rates.push_back(fmt::format("{} {}", format_size(static_cast<double>(p.block)), format_rate(p.write_rate)));
+    add_phase("blocksize", t0, b0,
+              fmt::format("{}; {}", fmt::join(rates, ", "),
+                          reg.cliff ? cal::regimes_text(reg) : "all points past the write cache (one regime)"));
+  }
+
+  // 4. Interleaved files: the seek penalty.
+  if (!cancelled()) {
+    double t0 = t.clock->now(), b0 = written;
+    InterleavedSweep s;
+    s.seconds = plan.interleaved;
+    s.max_bytes = static_cast<uint64_t>(std::min(rep.max_bytes / 2, 512 * kMiB));
+    s.first_file = 300;
+    begin_phase("interleaved-one", 2 * plan.interleaved, plan.reads + plan.buffered + 3 * plan.paced,
+                {{"sweep", "interleaved"}, {"phase", "sequential"}, {"direct", "1"}});
+    SweepEnv env = env_for();
+    InterleavedResult r = run_interleaved_write(env, s, [&] {
+      traces.push_back({"interleaved.csv",
+                        {{{"tool", "streamdisk characterize"}, {"sweep", "interleaved"}, {"phase", "interleaved"},
+                          {"files", std::to_string(s.files)}, {"direct", "1"}, {"target", rep.target}},
+                         {}}});
+      cur = &traces.back();
+    });
+    add_phase("interleaved", t0, b0,
+              fmt::format("{} per write to one file, {} round-robin to {} files", format_duration(r.sequential_op_s),
+                          format_duration(r.interleaved_op_s), s.files));
+  }
+
+  // 4b. Reads: a file written once, read back at three block sizes (cache dropped first).
+  if (!cancelled()) {
+    double t0 = t.clock->now(), b0 = written;
+    ThreadsSweep s;
+    s.blocks = {4096, 65536, 1 << 20, 4 << 20};  // the read fit needs 4+ cells
+    s.threads = {1};
+    s.file_bytes = static_cast<uint64_t>(std::clamp(sustained * plan.reads / 2, 16 * kMiB, std::min(rep.max_bytes / 2, 512 * kMiB)));
+    s.seconds = plan.reads / 5;
+    s.direct = true;
+    s.file = 350;
+    begin_phase("reads", plan.reads, plan.buffered + 3 * plan.paced, {{"sweep", "threads"}, {"direct", "1"}});
+    SweepEnv env = env_for();
+    if (t.real) env.thread_devices = {t.real.get()};  // one real thread on the device itself
+    ThreadsResult r = run_threads_sweep(env, s);
+    std::string how = "cache dropped before each point";
+    std::vector<std::string> rates;
+    for (const auto& p : r.points) {
+      rates.push_back(fmt::format("{} {}", format_size(static_cast<double>(p.block)), format_rate(p.rate)));
+      if (p.cache.starts_with("not ") && !p.cache.starts_with("not needed")) how = "NOT from the device: " + p.cache;
+    }
+    add_phase("reads", t0, b0, fmt::format("{}; {}", fmt::join(rates, ", "), how));
+    if (how.starts_with("NOT")) rep.notes.push_back("read figures left out of the profile: reads " + how);
+  }
+
+  // 5. Buffered: the host page cache.
+  double dirty_guess = t.real ? kernel_dirty_limit() : 0, buffered_bytes = 0;
+  if (!cancelled()) {
+    double t0 = t.clock->now(), b0 = written;
+    SustainedSweep s;
+    s.block = 1 << 20;
+    s.max_seconds = plan.buffered;
+    // Past the dirty limit, but no more than the device drains in the phase's
+    // time: the fsync at the end must not take longer than the writes did.
+    double want = (t.real ? 1.5 * dirty_guess : 0) + std::max(sustained, 1e6) * plan.buffered;
+    double drainable = std::max(sustained, 1e6) * plan.buffered;
+    s.max_bytes = static_cast<uint64_t>(std::min({rep.max_bytes, want, std::max(drainable, 64 * kMiB)}));
+    s.window = 0.25;
+    s.direct = false;
+    s.file = 400;
+    begin_phase("buffered", plan.buffered, 3 * plan.paced, {{"sweep", "buffered"}, {"direct", "0"}});
+    SweepEnv env = env_for();
+    SustainedResult r = run_sustained_sweep(env, s);
+    add_phase("buffered", t0, b0,
+              fmt::format("{} in {:.1f} s (+ {:.1f} s fsync): {} at first, {} at the end", format_size(r.bytes),
+                          r.seconds - r.fsync_seconds, r.fsync_seconds, format_rate(r.initial_rate),
+                          format_rate(r.final_rate)));
+    if (t.real && dirty_guess > 0.9 * static_cast<double>(s.max_bytes))
+      rep.notes.push_back(fmt::format("the kernel's dirty limit (~{}) is more than the buffered phase could write "
+                                      "here ({}: the safe level, or what the device drains in {:.0f} s): the "
+                                      "kernel's setting is used instead of a measurement",
+                                      format_size(dirty_guess), format_size(static_cast<double>(s.max_bytes)),
+                                      plan.buffered));
+    buffered_bytes = r.bytes;
+  }
+
+  // 6. Paced writes at fractions of the sustained rate, as a recorder's writer.
+  uint64_t block = cfg.recorder.block_bytes ? cfg.recorder.block_bytes : cfg.recorder.buffer_bytes / 2;
+  block = std::max<uint64_t>(4096, block / 4096 * 4096);
+  const double fractions[] = {0.3, 0.5, 0.7};
+  struct PacedSeen {
+    double rate, max_lag;
+    uint64_t late;
+  };
+  std::vector<PacedSeen> paced;  // for the headline's cross-check
+  for (size_t i = 0; i < 3 && !cancelled() && sustained > 0; ++i) {
+    double t0 = t.clock->now(), b0 = written;
+    PacedSweep s;
+    s.block = block;
+    s.rate = fractions[i] * sustained;
+    s.seconds = plan.paced;
+    s.max_bytes = static_cast<uint64_t>(rep.max_bytes);
+    s.direct = cfg.recorder.direct;
+    s.file = 500 + i;
+    std::string name = fmt::format("paced-{}", fractions[i]);
+    begin_phase(name, plan.paced, (2 - static_cast<double>(i)) * plan.paced,
+                {{"sweep", "paced"},
+                 {"direct", s.direct ? "1" : "0"},
+                 {"pace_fraction", fmt::format("{}", fractions[i])},
+                 {"pace_bytes_per_s", fmt::format("{:.0f}", s.rate)},
+                 {"block_bytes", std::to_string(block)}});
+    SweepEnv env = env_for();
+    PacedResult r = run_paced_write(env, s);
+    double mx = r.latencies.empty() ? 0 : *std::max_element(r.latencies.begin(), r.latencies.end());
+    std::vector<double> l = r.latencies;
+    std::sort(l.begin(), l.end());
+    double p99 = l.empty() ? 0 : l[std::min(l.size() - 1, static_cast<size_t>(0.99 * static_cast<double>(l.size())))];
+    add_phase(name, t0, b0,
+              fmt::format("{} x {}: latency p99 {}, max {}; {} of {} writes late{}", format_rate(s.rate),
+                          format_size(static_cast<double>(block)), format_duration(p99), format_duration(mx), r.late,
+                          r.latencies.size(),
+                          r.late ? fmt::format(", up to {} behind", format_duration(r.max_lag)) : ""));
+    paced.push_back({s.rate, r.max_lag, r.late});
+  }
+
+  // 7. Fill (only when asked): up to the safe level.
+  if (cfg.fill && !cancelled()) {
+    double t0 = t.clock->now(), b0 = written;
+    SpaceInfo now = t.space();
+    FillSweep s;
+    s.fill_to = cfg.safe_fill;
+    s.direct = true;
+    s.first_file = 1000;
+    begin_phase("fill", 0, 0,
+                {{"sweep", "fill"},
+                 {"direct", "1"},
+                 {"capacity_bytes", fmt::format("{:.0f}", now.total_bytes)},
+                 {"prefill_bytes", fmt::format("{:.0f}", now.total_bytes - now.free_bytes)}});
+    SweepEnv env = env_for();
+    auto r = run_fill_sweep(env, s);
+    if (!r) rep.notes.push_back("fill sweep: " + r.message());
+    else
+      add_phase("fill", t0, b0,
+                r->points.empty() ? "nothing written"
+                                  : fmt::format("{:.0f} % -> {:.0f} % full: {} -> {}", r->points.front().fill_before * 100,
+                                                r->points.back().fill_after * 100, format_rate(r->points.front().rate),
+                                                format_rate(r->points.back().rate)));
+  }
+  rep.seconds = t.clock->now() - t_start;
+  rep.cancelled = cancelled();
+  if (t.real) t.real->remove_created();
+  if (rep.cancelled) return rep;
+
+  // Keep the traces if asked (each written whole or not at all).
+  for (const auto& pt : traces) {
+    if (cfg.keep_traces.empty() || pt.trace.records.empty()) continue;
+    std::string path = cfg.keep_traces + "/" + pt.file;
+    TraceWriter w;
+    if (Status st = w.open(path, pt.trace.meta); !st.ok()) return R::error(st.message());
+    for (const auto& r : pt.trace.records) w.write(r);
+    if (Status st = w.close(); !st.ok()) return R::error(st.message());
+    rep.traces.push_back(path);
+  }
+
+  // Calibrate from the traces.
+  std::vector<cal::Series> series;
+  std::vector<std::string> names;
+  for (const auto& pt : traces) {
+    auto s = cal::series_from_trace(pt.trace, pt.file);
+    if (!s) continue;  // a phase cut short before its first write
+    if (pt.file == "reads.csv" && std::any_of(rep.notes.begin(), rep.notes.end(), [](const std::string& n) {
+          return n.starts_with("read figures left out");
+        }))
+      std::erase_if(s->ops, [](const cal::IoOp& op) { return op.read; });
+    names.push_back(pt.file);
+    series.push_back(std::move(*s));
+  }
+  cal::Options opt;
+  opt.name = cfg.name;
+  auto c = cal::calibrate_loaded(std::move(series), {}, names, opt);
+  if (!c) return R::error(fmt::format("calibrating the measured traces failed: {}", c.message()));
+  rep.calibration = std::move(*c);
+  cal::Calibration& cal = rep.calibration;
+
+  // The whole stack in one profile, the filesystem counted once.
+  std::string how = rep.fs.how + (rep.fs.fstype.empty() ? "" : ", " + rep.fs.fstype);
+  cal.params.push_back({"filesystem.userspace", rep.fs.userspace ? 1.0 : 0.0, 0, 0, 0, "detected", how});
+  if (rep.fs.userspace)  // a userspace driver's pauses land inside the writer's call
+    for (auto& e : cal.params)
+      if (e.key.starts_with("device.stall") && find_param(Layer::Filesystem, e.key.substr(7)))
+        e.key = "filesystem." + e.key.substr(7);
+  if (rep.total_bytes > 0 && t.real)
+    cal.params.push_back({"device.capacity_bytes", rep.total_bytes, 0, 0, 0, "statvfs of the filesystem", rep.target});
+  else if (t.model && t.model->files().capacity() > 0)
+    cal.params.push_back({"device.capacity_bytes", t.model->files().capacity(), 0, 0, 0, "the model's capacity", rep.target});
+  auto* dirty = find_estimate(cal, "host.dirty_limit_bytes");
+  if (dirty && t.real && buffered_bytes < 1.1 * dirty_guess && dirty->value > 0.8 * buffered_bytes) {
+    // A "limit" near the end of what was written is the end of the data, not the cache.
+    rep.notes.push_back(fmt::format("the buffered phase wrote {}, less than the kernel's dirty limit (~{}): its "
+                                    "fitted limit ({}) is not used",
+                                    format_size(buffered_bytes), format_size(dirty_guess), format_size(dirty->value)));
+    drop_estimate(cal, "host.dirty_limit_bytes");
+    dirty = nullptr;
+  }
+  if (!dirty && t.real && dirty_guess > 0) {
+    cal.params.push_back({"host.dirty_limit_bytes", dirty_guess, 0, 0, 0, "kernel setting (vm.dirty_bytes or "
+                          "dirty_ratio x available memory): the buffered phase did not reach it", "/proc/sys/vm"});
+    dirty = &cal.params.back();
+  }
+  if (rep.fs.userspace && dirty) {
+    // "Direct" writes through a FUSE driver went through the page cache below
+    // it: a burst the size of the dirty limit is that cache, not the device's.
+    auto* burst = find_estimate(cal, "device.burst_bytes");
+    if (burst && std::fabs(burst->value - dirty->value) < 0.3 * dirty->value) {
+      cal.notes.push_back(fmt::format("the burst the 'direct' writes saw ({}) matches the host dirty limit ({}): "
+                                      "it is the page cache below the FUSE driver, not a device cache; left out",
+                                      format_size(burst->value), format_size(dirty->value)));
+      for (const char* k : {"device.burst_bytes", "device.burst_mbps", "device.recover_mbps"}) drop_estimate(cal, k);
+    }
+  }
+  cal.layers = {Layer::Host, Layer::Filesystem, Layer::Device};
+  cal.missing.clear();
+  for (Layer l : cal.layers)
+    for (const ParamSpec* s : params_of(l)) {
+      std::string key = fmt::format("{}.{}", layer_name(l), s->key);
+      if (!find_estimate(cal, key)) cal.missing.push_back({key, cal::sweep_for(l, s->key)});
+    }
+  auto toml = cal::profile_toml(cal);
+  if (!toml) return R::error(toml.message());
+  rep.profile_toml = *toml;
+  for (const auto& e : cal.params) {
+    std::string sure = e.method == "detected" ? "detected: " + e.from
+                       : e.band > 0           ? fmt::format("± {:.3g} (95 %), {} points", e.band, e.points)
+                       : e.points > 0         ? fmt::format("{} points", e.points)
+                                              : e.method;
+    std::string phase = e.method == "detected"                   ? "filesystem"
+                        : e.key == "device.capacity_bytes"          ? "space"
+                        : e.method.starts_with("kernel setting")    ? "kernel"
+                                                                    : phase_of(e.from);
+    rep.found.push_back({e.key, e.value, unit_of(e.key), phase, sure});
+  }
+  for (const auto& n : cal.notes) rep.notes.push_back(n);
+
+  // Whether the first burst looks like a full cache.
+  auto* burst = find_estimate(cal, "device.burst_bytes");
+  auto* recover = find_estimate(cal, "device.recover_mbps");
+  if (!burst)
+    rep.burst_verdict = "no write cache seen";
+  else if (!recover || recover->value <= 0)
+    rep.burst_verdict = fmt::format("burst {}: the recovery rate was not measured, so whether {:.0f} s of quiet "
+                                    "refilled the cache cannot be said",
+                                    format_size(burst->value), rep.idle_quiet_s);
+  else {
+    double needs = burst->value / (recover->value * 1e6);
+    rep.burst_verdict =
+        rep.idle_quiet_s >= needs
+            ? fmt::format("burst {} looks like a full cache: {:.0f} s of quiet before it, the measured recovery "
+                          "({}) refills it in {:.1f} s",
+                          format_size(burst->value), rep.idle_quiet_s, format_rate(recover->value * 1e6), needs)
+            : fmt::format("burst {} may be a partly refilled cache: {:.0f} s of quiet before it, the measured "
+                          "recovery ({}) needs {:.1f} s; rerun with --idle {:.0f}s",
+                          format_size(burst->value), rep.idle_quiet_s, format_rate(recover->value * 1e6), needs,
+                          std::ceil(needs * 1.2));
+  }
+
+  // The headline: the highest clean data rate for the stated recorder.
+  auto prof = parse_profile_text(rep.profile_toml, cfg.name + ".toml");
+  if (!prof) return R::error("internal: the characterized profile does not load: " + prof.message());
+  if (Status st = prof->finish(); !st.ok()) return R::error("internal: the characterized profile is incomplete: " + st.message());
+  rep.recorder = cfg.recorder;
+  CapacityQuery q;
+  q.base = cfg.recorder;
+  q.target = CapacityTarget::SampleRate;
+  q.criterion = cfg.criterion;
+  auto capr = find_capacity(*prof, q);
+  if (!capr) return R::error(capr.message());
+  rep.capacity = *capr;
+  rep.headline_bytes_per_s = capr->found ? capr->best * static_cast<double>(cfg.recorder.stream.frame_bytes()) : 0;
+  // Cross-check against what the paced writes met: a writer that fell L s
+  // behind a schedule of R bytes/s had L x R bytes waiting, which a recorder's
+  // ring must hold (less the block being written).
+  for (const auto& p : paced) {
+    double waiting = p.max_lag * p.rate, room = static_cast<double>(cfg.recorder.buffer_bytes) - static_cast<double>(block);
+    if (p.late && waiting > room && rep.headline_bytes_per_s >= p.rate)
+      rep.notes.push_back(fmt::format(
+          "the headline ({}) may be optimistic: writes paced at {} fell up to {} behind, {} waiting, more than the "
+          "recorder's {} buffer holds; the model does not reproduce that (see docs/characterize.md, limitations)",
+          format_rate(rep.headline_bytes_per_s), format_rate(p.rate), format_duration(p.max_lag),
+          format_size(waiting), format_size(static_cast<double>(cfg.recorder.buffer_bytes))));
+  }
+  const CandidateStats& at = capr->at_best;
+  rep.criterion =
+      capr->stalls
+          ? fmt::format("clean = {}; at the headline {} of {} seeded runs overran: P(>=1 overrun) in [{:.3g}, {:.3g}] "
+                        "(Clopper-Pearson, {:g} % confidence)",
+                        criterion_text(cfg.criterion, cfg.recorder.duration_s), at.seeds_with_overrun, at.seeds,
+                        at.p.low, at.p.high, 100 * cfg.criterion.confidence)
+          : fmt::format("clean = no overrun in a {} run; the profile has no random stalls, so P(>=1 overrun) is 0 or 1",
+                        format_duration(cfg.recorder.duration_s));
+  return rep;
+}
+
+}  // namespace sd

@@ -1,0 +1,30 @@
+// What kind of filesystem a directory is on, as far as timing is concerned:
+// a kernel driver (writes land in the page cache and the kernel writes back
+// behind the writer) or a userspace FUSE driver (every write goes through the
+// driver inside the caller's write(); O_DIRECT reaches the driver, which then
+// writes through the block device's page cache, so it is not direct).
+#pragma once
+#include <string>
+#include <string_view>
+
+namespace sd {
+
+inline constexpr long kFuseSuperMagic = 0x65735546;  // statfs f_type of every FUSE mount
+
+struct FsInfo {
+  bool userspace = false;  // a FUSE driver (exfat-fuse, ntfs-3g, sshfs, streamdisk mount)
+  std::string fstype;      // from /proc/self/mountinfo ("ext4", "fuseblk", "fuse.exfat"), or ""
+  std::string source;      // the mount's source ("/dev/loop3"), or ""
+  std::string mount_point; // the mount point holding the directory, or ""
+  std::string how;         // how it was found out, for reports
+};
+
+// statfs(dir) and the longest /proc/self/mountinfo entry containing `dir`.
+FsInfo fs_info(const std::string& dir);
+// True for the fstypes of userspace drivers: "fuse", "fuseblk", "fuse.*".
+bool is_fuse_fstype(std::string_view fstype);
+// One /proc/self/mountinfo line -> mount point, fstype, source (unescaped).
+// Returns false for a malformed line.
+bool parse_mountinfo_line(std::string_view line, std::string& mount_point, std::string& fstype, std::string& source);
+
+}  // namespace sd

@@ -1,0 +1,64 @@
+#include "sim/overrun_stats.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sd {
+
+double binomial_cdf(int k, int n, double p) {
+  if (k < 0) return 0;
+  if (k >= n) return 1;
+  if (p <= 0) return 1;
+  if (p >= 1) return 0;
+  // Terms in logs: n is at most a few thousand seeds, so a direct sum is exact enough.
+  double lp = std::log(p), lq = std::log1p(-p), lgn = std::lgamma(n + 1.0), sum = 0;
+  for (int i = 0; i <= k; ++i)
+    sum += std::exp(lgn - std::lgamma(i + 1.0) - std::lgamma(n - i + 1.0) + i * lp + (n - i) * lq);
+  return std::min(1.0, sum);
+}
+
+namespace {
+
+// The p in [0, 1] where f (monotone decreasing in p) equals target, by bisection.
+template <class F>
+double solve_decreasing(F f, double target) {
+  double lo = 0, hi = 1;
+  for (int i = 0; i < 60; ++i) {
+    double mid = (lo + hi) / 2;
+    (f(mid) > target ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+}  // namespace
+
+Interval clopper_pearson(int k, int n, double confidence) {
+  if (n <= 0) return {0, 1};
+  k = std::clamp(k, 0, n);
+  double tail = 1 - confidence;
+  Interval out;
+  // Upper: P(X <= k | U) = tail. Lower: P(X >= k | L) = tail, i.e. P(X <= k-1 | L) = 1 - tail.
+  out.high = k >= n ? 1 : solve_decreasing([&](double p) { return binomial_cdf(k, n, p); }, tail);
+  out.low = k <= 0 ? 0 : solve_decreasing([&](double p) { return binomial_cdf(k - 1, n, p); }, 1 - tail);
+  return out;
+}
+
+Side compare_to_level(int k, int n, double level, double confidence) {
+  if (n <= 0) return Side::Open;
+  double tail = 1 - confidence;
+  // U < level  <=>  P(X <= k | level) < tail (the cdf falls as p grows).
+  if (k < n && binomial_cdf(k, n, level) < tail) return Side::Below;
+  // L > level  <=>  P(X >= k | level) < tail.
+  if (k > 0 && 1 - binomial_cdf(k - 1, n, level) < tail) return Side::Above;
+  return Side::Open;
+}
+
+int seeds_to_settle_below(double level, double confidence) {
+  if (level <= 0 || level >= 1) return 1;
+  // Smallest n with (1 - level)^n < 1 - confidence.
+  int n = static_cast<int>(std::ceil(std::log(1 - confidence) / std::log1p(-level)));
+  while (std::pow(1 - level, n) >= 1 - confidence) ++n;
+  return std::max(1, n);
+}
+
+}  // namespace sd

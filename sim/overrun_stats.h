@@ -1,0 +1,43 @@
+// The statistics behind capacity's criterion: "P(>=1 overrun over the whole
+// recording) < level", judged from k runs with an overrun out of n seeds.
+//
+// Each seed is one Bernoulli trial (stalls are the only randomness; seed s
+// always draws the same stalls). From k of n we form exact (Clopper-Pearson)
+// one-sided bounds at `confidence` each: the upper bound U is the p at which
+// k or fewer overruns in n runs would happen with probability 1 - confidence,
+// the lower bound L the p at which k or more would. [L, U] is therefore a
+// two-sided interval at 2 * confidence - 1 (90 % for 95 % bounds).
+//
+// A candidate is settled once its interval is entirely on one side of the
+// level: U < level (below: it meets the criterion), L > level (above: it
+// does not). With no overrun that takes n >= ln(1 - confidence) / ln(1 -
+// level) seeds: 59 for 5 % at 95 %. Candidates whose interval still straddles
+// the level when the seed budget runs out are decided by the estimate k / n
+// and reported as open: the answer's band is made of them.
+//
+// Checking after every seed (sequential early stopping) makes the real error
+// rate of a settled decision somewhat larger than 1 - confidence; docs/
+// capacity.md explains why that is acceptable here and what it costs.
+#pragma once
+
+namespace sd {
+
+// P(X <= k) for X ~ Binomial(n, p); 1 for k >= n, 0 for k < 0.
+double binomial_cdf(int k, int n, double p);
+
+struct Interval {
+  double low = 0, high = 1;
+};
+// One-sided Clopper-Pearson bounds on p from k successes in n trials, each
+// at `confidence` (0.5..1). n = 0 gives [0, 1].
+Interval clopper_pearson(int k, int n, double confidence);
+
+enum class Side { Below, Above, Open };
+// Where the interval of clopper_pearson(k, n, confidence) lies against
+// `level`, computed without solving for the bounds.
+Side compare_to_level(int k, int n, double level, double confidence);
+
+// Fewest seeds that can settle a candidate as below `level` (no overrun in all of them).
+int seeds_to_settle_below(double level, double confidence);
+
+}  // namespace sd

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# characterize: bad paths, a full device, bad options -> one line on stderr,
+# exit status 2, nothing written.
+. "$(dirname "$0")/../lib.sh"
+T=$(mktemp -d /tmp/sd-characterize-cli.XXXXXX)
+MNT=""
+cleanup() { [ -n "$MNT" ] && umount "$MNT" 2>/dev/null; rm -rf "$T"; }
+trap cleanup EXIT
+
+expect_bad_input "missing directory" "is not a directory" -- characterize "$T/nope" -o "$T/p.toml"
+touch "$T/file"
+expect_bad_input "a file, not a directory" "is not a directory" -- characterize "$T/file" -o "$T/p.toml"
+expect_bad_input "no target" "give either a directory" -- characterize -o "$T/p.toml"
+expect_bad_input "both targets" "give either a directory" -- characterize "$T" -p sandisk-ultrafit-16g
+expect_bad_input "bad budget" "--budget" -- characterize "$T" --budget soon
+expect_bad_input "zero budget" "--budget" -- characterize "$T" --budget 0s
+expect_bad_input "output in a missing directory" "does not exist" -- characterize "$T" -o "$T/no/such/p.toml"
+expect_bad_input "output is a directory" "is a directory" -- characterize "$T" -o "$T"
+expect_bad_input "keep-traces not a directory" "--keep-traces" -- characterize -p sandisk-ultrafit-16g --keep-traces "$T/file"
+expect_bad_input "unknown profile" "profile" -- characterize -p no-such-profile-xyz
+expect_bad_input "bad recorder buffer" "buffer" -- characterize -p sandisk-ultrafit-16g --buffer -5
+# A (modelled) device too small to characterize below the safe level.
+expect_bad_input "full model" "free of .*90 % full" -- characterize -p sandisk-ultrafit-16g --set device.capacity_bytes=50MB -o "$T/p.toml"
+[ ! -e "$T/p.toml" ] || fail "a profile was written after bad input"
+
+# A real, nearly full filesystem: a 40 MiB tmpfs (needs root to mount).
+MNT="$T/small"
+mkdir -p "$MNT"
+if mount -t tmpfs -o size=40M tmpfs "$MNT" 2>/dev/null; then
+  expect_bad_input "full device" "free of .*free some space" -- characterize "$MNT" -o "$T/p.toml"
+  [ -z "$(ls -A "$MNT")" ] || fail "characterize left files on the full device: $(ls -A "$MNT")"
+else
+  echo "skipped the tmpfs part (cannot mount here)"
+  MNT=""
+fi
+[ ! -e "$T/p.toml" ] || fail "a profile was written after bad input"
+finish

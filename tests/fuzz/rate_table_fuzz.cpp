@@ -1,0 +1,9 @@
+// The rate table CSV (calibrate --table; calibrate/inputs.h).
+#include "calibrate/inputs.h"
+#include "fuzz_input.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::istringstream in(sd_fuzz::text(data, size));
+  sd_fuzz::check_result(sd::cal::parse_rate_table(in, "fuzz.csv"));
+  return 0;
+}

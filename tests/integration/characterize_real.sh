@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# characterize on a real path (a tmpfs, small budget): it runs every phase,
+# writes a profile that `show` and `capacity` load as is, prints a headline,
+# removes every test file, and says honestly that its reads came from memory. Then Ctrl-C in the middle of a run: exit
+# 130, no test files left, no profile written.
+. "$(dirname "$0")/../lib.sh"
+T=$(mktemp -d /tmp/sd-characterize-real.XXXXXX)
+MNT=$T/mnt
+PID=""
+cleanup() {
+  [ -n "$PID" ] && kill "$PID" 2>/dev/null
+  umount "$MNT" 2>/dev/null
+  rm -rf "$T"
+}
+trap cleanup EXIT
+mkdir -p "$MNT" "$T/traces"
+mount -t tmpfs -o size=600M tmpfs "$MNT" || { echo "cannot mount a tmpfs: skipped"; exit 0; }
+
+out=$("$STREAMDISK" characterize "$MNT" -o "$T/tmpfs.toml" --budget 20s --keep-traces "$T/traces" --json) \
+  || fail "characterize exit $?"
+[ -z "$(ls -A "$MNT")" ] || fail "characterize left files: $(ls -A "$MNT")"
+[ -s "$T/tmpfs.toml" ] || fail "no profile written"
+"$STREAMDISK" show "$T/tmpfs.toml" >/dev/null || fail "show cannot load the profile"
+"$STREAMDISK" capacity -p "$T/tmpfs.toml" --find sample-rate -c 1 -d 10s >/dev/null || fail "capacity cannot use the profile"
+jq -e '.headline.found and .headline.data_rate_bytes_per_s > 0' <<<"$out" >/dev/null || fail "no headline: $out"
+jq -e '[.phases[].name] | index("paced-0.5") != null and index("cache") != null and index("blocksize") != null' \
+  <<<"$out" >/dev/null || fail "phases missing: $(jq -c '[.phases[].name]' <<<"$out")"
+jq -e '.params[] | select(.key == "filesystem.userspace") | .value == 0' <<<"$out" >/dev/null \
+  || fail "tmpfs is not a userspace filesystem"
+# tmpfs either refuses O_DIRECT or keeps the data in memory anyway: either way it must say so.
+jq -e '.notes | map(test("O_DIRECT refused|not bypassed|not dropped")) | any' <<<"$out" >/dev/null \
+  || fail "no note that the reads did not come from a device: $(jq -c .notes <<<"$out")"
+jq -e '[.params[].key] | map(startswith("device.read_")) | any | not' <<<"$out" >/dev/null \
+  || fail "read figures from memory went into the profile"
+ls "$T/traces"/paced-0.3.csv "$T/traces"/cache.csv >/dev/null || fail "traces not kept: $(ls "$T/traces")"
+grep -q '^# sweep=paced' "$T/traces/paced-0.3.csv" || fail "paced trace lacks its sweep line"
+# The kept traces calibrate on their own, too.
+"$STREAMDISK" calibrate "$T"/traces/*.csv >/dev/null || fail "calibrate cannot read the kept traces"
+
+# Ctrl-C: stops, removes its files, writes nothing.
+rm -f "$T/tmpfs.toml"
+"$STREAMDISK" characterize "$MNT" -o "$T/tmpfs.toml" --budget 10min --idle 1s >"$T/out" 2>"$T/err" &
+PID=$!
+for _ in $(seq 100); do
+  ls "$MNT" | grep -q streamdisk-characterize && break
+  sleep 0.1
+done
+ls "$MNT" | grep -q streamdisk-characterize || fail "no test file appeared within 10 s"
+kill -INT "$PID"
+wait "$PID"
+rc=$?
+PID=""
+[ "$rc" -eq 130 ] || fail "exit status $rc after SIGINT, expected 130"
+[ -z "$(ls -A "$MNT")" ] || fail "files left after SIGINT: $(ls -A "$MNT")"
+[ ! -e "$T/tmpfs.toml" ] || fail "a profile was written after SIGINT"
+grep -q "interrupted" "$T/err" || fail "no word on stderr about the interruption: $(cat "$T/err")"
+finish

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Truth by bisection: the highest data rate the reference recorder (refrec.c) records
+# without overrun on a rig, for one buffer size. Every run gets a fresh rig (rig.sh up
+# ... down: a new empty RAM disk, mkfs, an empty write cache), because caches and fill
+# state carry over between runs.
+#
+# A rate is UNSAFE as soon as one run overruns; SAFE after --repeats clean runs. The
+# bracket [lo, hi] narrows (geometric bisection) until hi/lo <= 1 + --tol. What that
+# says about P(>=1 overrun in one recording): a rate that overran in its first run has
+# P >= 5 % at 95 % confidence (Clopper-Pearson, one-sided); a rate clean in N runs has
+# P <= 1 - 0.05^(1/N) at 95 % confidence (N=3: 63 %, N=10: 26 %; resolving 5 % needs
+# 59 clean runs). So the bisection finds where overruns start being frequent, the step
+# of a steep curve, and `truth` is the highest rate found SAFE.
+#
+# Usage: truth.sh RIG BUFFER [--lo MB/s] [--hi MB/s] [--repeats N] [--duration 60s]
+#                 [--block 256KiB] [--tol 0.025] [--out DIR] [--dir RIGDIR] [KEY=VALUE ...]
+# Example: tests/rig/truth.sh stalls 4MiB --lo 2 --hi 16 --repeats 3 --out bench/rig_truth
+# Prints one JSON summary line (also appended to OUT/summary.jsonl); each run's refrec
+# JSON goes to OUT/runs.jsonl. KEY=VALUE pairs are passed to rig.sh up.
+set -u
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+case "${1:-}" in -h|--help|help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; exit 0 ;; esac
+die() { echo "truth.sh: $*" >&2; exit 2; }
+[ $# -ge 2 ] || die "usage: truth.sh RIG BUFFER [--lo MB/s] [--hi MB/s] [--repeats N] [--duration 60s] [--block 256KiB] [--tol 0.025] [--out DIR]"
+rig=$1 buffer=$2; shift 2
+lo=1 hi=32 repeats=3 duration=60s block=256KiB tol=0.025 out=. rigdir=/tmp/truth-$rig-$buffer-$$
+overrides=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --lo) lo=$2; shift 2 ;; --hi) hi=$2; shift 2 ;; --repeats) repeats=$2; shift 2 ;;
+    --duration) duration=$2; shift 2 ;; --block) block=$2; shift 2 ;; --tol) tol=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;; --dir) rigdir=$2; shift 2 ;;
+    *=*) overrides+=("$1"); shift ;;
+    *) die "unknown argument '$1': see the usage in $0" ;;
+  esac
+done
+command -v jq >/dev/null || die "jq not found: install it (run.sh does)"
+awk -v a="$lo" -v b="$hi" 'BEGIN { exit !(a > 0 && b > a) }' || die "need 0 < --lo < --hi (MB/s), got $lo and $hi"
+mkdir -p "$out" || die "cannot create $out"
+export RIG_WAIT_S=${RIG_WAIT_S:-3600}  # rigs with other vm.dirty_* values may be up: wait for them
+trap '"$here/rig.sh" down "$rigdir"' EXIT
+trap 'exit 130' INT TERM
+
+t_start=$(date +%s)
+nruns=0
+# run RATE INDEX: one recording on a fresh rig; sets ov to its overrun count.
+run() {
+  local rate=$1 i=$2 res
+  "$here/rig.sh" up "$rig" "$rigdir" "${overrides[@]}" >/dev/null || die "rig $rig did not come up"
+  # Real-time priority: overruns must come from the storage, not from the other
+  # processes on this machine. The rig's own daemons keep their normal priority.
+  res=$(chrt -f 20 "$here/refrec.sh" "$rigdir/mnt/rec.raw" --rate "$rate" --buffer "$buffer" \
+        --block "$block" --duration "$duration" 2>&1)
+  local pauses; pauses=$(grep -c ' pause' "$rigdir/events.log" 2>/dev/null)
+  "$here/rig.sh" down "$rigdir"
+  nruns=$((nruns + 1))
+  echo "$res" | jq -c --arg rig "$rig" --arg i "$i" --arg p "${pauses:-0}" \
+    '. + {rig: $rig, run: ($i | tonumber), pauses_injected: ($p | tonumber)}' >>"$out/runs.jsonl" \
+    || { echo "truth.sh: refrec failed: $res" >&2; exit 1; }
+  ov=$(echo "$res" | jq -r '.overruns')
+}
+# probe RATE: v=unsafe at the first overrun, v=safe after $repeats clean runs.
+declare -A seen
+probe() {
+  local rate=$1 i
+  for ((i = 1; i <= repeats; i++)); do
+    run "$rate" "$i"
+    echo "truth.sh: $rig $buffer ${rate} MB/s run $i: $ov overrun(s)" >&2
+    [ "$ov" = 0 ] || { v=unsafe; seen[$rate]=$i; return; }
+  done
+  v=safe; seen[$rate]=$repeats
+}
+probe "$hi"
+while [ "$v" = safe ]; do lo=$hi; hi=$(awk -v h="$hi" 'BEGIN { printf "%.4g", h * 2 }'); probe "$hi"; done
+# A lo that came from a hi found safe above is not probed again.
+if [ -z "${seen[$lo]:-}" ]; then probe "$lo"; else v=safe; fi
+while [ "$v" = unsafe ]; do hi=$lo; lo=$(awk -v l="$lo" 'BEGIN { printf "%.4g", l / 2 }')
+  awk -v l="$lo" 'BEGIN { exit !(l < 0.05) }' && die "$rig overruns even at 0.05 MB/s: check the rig"
+  probe "$lo"; done
+while awk -v a="$lo" -v b="$hi" -v t="$tol" 'BEGIN { exit !(b / a > 1 + t) }'; do
+  mid=$(awk -v a="$lo" -v b="$hi" 'BEGIN { printf "%.4g", sqrt(a * b) }')
+  probe "$mid"
+  if [ "$v" = safe ]; then lo=$mid; else hi=$mid; fi
+done
+wall=$(( $(date +%s) - t_start ))
+unsafe_run=${seen[$hi]}
+summary=$(jq -cn --arg rig "$rig" --arg buffer "$buffer" --arg block "$block" --arg d "$duration" \
+  --argjson lo "$lo" --argjson hi "$hi" --argjson n "$repeats" --argjson runs "$nruns" \
+  --argjson wall "$wall" --argjson ur "$unsafe_run" --arg ov "${overrides[*]}" \
+  '{rig: $rig, buffer: $buffer, block: $block, duration: $d, truth_MBps: $lo, unsafe_MBps: $hi,
+    unsafe_after_runs: $ur, clean_runs_at_truth: $n,
+    p_overrun_at_truth_95pct_upper: (1 - pow(0.05; 1 / $n)),
+    runs: $runs, wall_s: $wall, overrides: $ov}')
+echo "$summary" | tee -a "$out/summary.jsonl"

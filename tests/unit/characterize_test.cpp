@@ -1,0 +1,250 @@
+// streamdisk characterize in virtual time: a ModelDevice with known
+// parameters is measured by the same phases that run on real storage, and the
+// profile that comes out must give back those parameters (within tolerances
+// that reflect what each phase can see) and the same headline capacity as the
+// true profile. Also: cliff detection inside a block-size sweep, the seek
+// penalty fit and the mountinfo parser behind the userspace-driver check.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "calibrate/groups.h"
+#include "calibrate/regimes.h"
+#include "measure/characterize.h"
+#include "measure/fs_info.h"
+#include "models/model_device.h"
+#include "models/profile.h"
+#include "models/trace.h"
+#include "sim/capacity.h"
+#include "sim/sweeps.h"
+
+using namespace sd;
+
+namespace {
+
+// A stick with a 150 MB write cache at 60 MB/s over 15.6 MB/s sustained,
+// recovering at 20 MB/s, 7.2 ms per out-of-place write, behind ext4 on a Pi.
+const char* kStack = "rpi4-buster+ext4+sandisk-ultrafit-16g";
+const std::vector<std::string> kSets = {"device.burst_bytes=150MB", "device.burst_mbps=60", "device.recover_mbps=20"};
+
+const FoundParam* found(const CharacterizeReport& r, const std::string& key) {
+  for (const auto& f : r.found)
+    if (f.key == key) return &f;
+  return nullptr;
+}
+
+RecorderConfig headline_recorder() {
+  RecorderConfig rc;
+  rc.stream.channels = 1;
+  rc.stream.sample_bits = 16;
+  rc.buffer_bytes = 1 << 20;
+  rc.duration_s = 60;
+  return rc;
+}
+
+struct TempDir {
+  TempDir() {
+    char t[] = "/tmp/sd-characterize-test.XXXXXX";
+    path = ::mkdtemp(t);
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  std::string path;
+};
+
+}  // namespace
+
+TEST_CASE("characterize on a model recovers its parameters and its capacity", "[characterize]") {
+  TempDir dir;
+  CharacterizeConfig cfg;
+  cfg.profile = kStack;
+  cfg.sets = kSets;
+  cfg.budget_s = 120;
+  cfg.keep_traces = dir.path;
+  cfg.recorder = headline_recorder();
+  auto r = run_characterize(cfg);
+  REQUIRE(r.ok());
+  auto truth = load_profile(kStack, kSets);
+  REQUIRE(truth.ok());
+  const LayerParams& dev = truth->params(Layer::Device);
+
+  auto within = [&](const std::string& key, double want, double tol) {
+    const FoundParam* f = found(*r, key);
+    INFO(key << " want " << want);
+    REQUIRE(f != nullptr);
+    CHECK(std::fabs(f->value / want - 1) <= tol);
+  };
+  within("device.sustained_mbps", dev.get("sustained_mbps"), 0.05);
+  within("device.burst_bytes", 150e6, 0.10);
+  within("device.burst_mbps", 60, 0.10);
+  within("device.recover_mbps", 20, 0.30);
+  // The seek penalty and per-op cost are measured through ext4, whose own
+  // per-write costs are part of what a recorder meets there.
+  within("device.seek_penalty_us", dev.get("seek_penalty_us"), 0.15);
+  within("host.dirty_limit_bytes", truth->params(Layer::Host).get("dirty_limit_bytes"), 0.25);
+  REQUIRE(found(*r, "filesystem.userspace") != nullptr);
+  CHECK(found(*r, "filesystem.userspace")->value == 0);
+  CHECK(found(*r, "device.capacity_bytes")->value == Approx(dev.get("capacity_bytes")));
+  // The cache was full at the start (a fresh model), and the verdict says so.
+  CHECK(r->burst_verdict.find("looks like a full cache") != std::string::npos);
+
+  // Paced traces at three fractions of the sustained rate, as native traces.
+  int paced = 0;
+  for (const auto& path : r->traces) {
+    auto t = read_trace_file(path);
+    REQUIRE(t.ok());
+    if (t->meta["sweep"] != "paced") continue;
+    ++paced;
+    double frac = std::stod(t->meta["pace_fraction"]);
+    double rate = std::stod(t->meta["pace_bytes_per_s"]);
+    CHECK(rate == Approx(frac * dev.get("sustained_mbps") * 1e6).epsilon(0.05));
+    size_t writes = std::count_if(t->records.begin(), t->records.end(), [](const TraceRecord& x) { return x.op == OpKind::Write; });
+    CHECK(writes >= 10);
+  }
+  CHECK(paced == 3);
+
+  // The profile loads as a whole stack and gives the true profile's headline.
+  auto mine = parse_profile_text(r->profile_toml, "characterized.toml");
+  REQUIRE(mine.ok());
+  REQUIRE(mine->finish().ok());
+  CHECK(mine->has(Layer::Host));
+  CHECK(mine->has(Layer::Filesystem));
+  CHECK(mine->has(Layer::Device));
+  CapacityQuery q;
+  q.base = headline_recorder();
+  q.target = CapacityTarget::SampleRate;
+  auto want = find_capacity(*truth, q);
+  REQUIRE(want.ok());
+  REQUIRE(want->found);
+  REQUIRE(r->capacity.found);
+  INFO("characterized " << r->capacity.best << " frames/s, true profile " << want->best);
+  CHECK(std::fabs(r->capacity.best / want->best - 1) <= 0.10);
+  CHECK(r->headline_bytes_per_s == Approx(r->capacity.best * 2));
+  CHECK(!r->criterion.empty());
+}
+
+TEST_CASE("characterize says a userspace driver is one and puts its pauses in the writer's call", "[characterize]") {
+  CharacterizeConfig cfg;
+  cfg.profile = "rpi4-buster+exfat-fuse+sandisk-ultrafit-16g";
+  cfg.budget_s = 60;
+  cfg.recorder = headline_recorder();
+  auto r = run_characterize(cfg);
+  REQUIRE(r.ok());
+  REQUIRE(found(*r, "filesystem.userspace") != nullptr);
+  CHECK(found(*r, "filesystem.userspace")->value == 1);
+  for (const auto& f : r->found) CHECK_FALSE(f.key.starts_with("device.stall_"));
+}
+
+TEST_CASE("characterize refuses a model too full to measure, naming the safe level", "[characterize]") {
+  CharacterizeConfig cfg;
+  cfg.profile = kStack;
+  cfg.sets = {"device.capacity_bytes=60MB"};
+  cfg.recorder = headline_recorder();
+  auto r = run_characterize(cfg);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.message().find("90 %") != std::string::npos);
+}
+
+TEST_CASE("a cliff inside a block-size sweep is found and the points split into regimes", "[characterize][cliff]") {
+  // 24 MB of cache at 60 MB/s, then 15.6 MB/s; 2 s per point: the cache runs
+  // out inside the sweep, and the per-op fit must use one side only.
+  auto p = load_profile("sandisk-ultrafit-16g", {"device.burst_bytes=24MB", "device.burst_mbps=60", "device.recover_mbps=0"});
+  REQUIRE(p.ok());
+  ModelDevice dev(*p);
+  VirtualClock clock;
+  std::vector<cal::IoOp> writes;
+  SweepEnv env;
+  env.dev = &dev;
+  env.clock = &clock;
+  env.trace = [&](const TraceRecord& r) {
+    if (r.op == OpKind::Write) writes.push_back({r.start, r.end, r.bytes, false, 0, r.error});
+  };
+  BlockSizeSweep s;
+  s.blocks = {4096, 16384, 65536, 262144, 1 << 20, 4 << 20};
+  s.seconds = 0.5;
+  s.direct = true;
+  s.read = false;
+  run_blocksize_sweep(env, s);
+  auto reg = cal::sweep_regimes(writes);
+  REQUIRE(reg.cliff);
+  CHECK(reg.cliff_bytes == Approx(24e6).epsilon(0.1));
+  // Everything before the cliff is Before, everything after After, one point across it.
+  int crosses = 0;
+  bool after = false;
+  for (const auto& pt : reg.points) {
+    if (pt.regime == cal::Regime::Crosses) ++crosses, after = true;
+    else if (pt.regime == cal::Regime::After) after = true;
+    else CHECK_FALSE(after);
+  }
+  CHECK(crosses <= 1);
+  CHECK(cal::regimes_text(reg).find("past it") != std::string::npos);
+  // The kept ops are all on one side of the cliff...
+  REQUIRE(!reg.keep.empty());
+  bool past = reg.kept == "past the cliff";
+  CHECK((past || reg.kept == "before the cliff"));
+  for (size_t i : reg.keep) CHECK((past ? i >= reg.cliff_op : i < reg.cliff_op));
+  // ...and the per-op cost fitted on them is the profile's, while a fit over
+  // both regimes is not.
+  auto fit_on = [&](const std::vector<size_t>& idx) {
+    std::vector<double> x, y;
+    for (size_t i : idx) x.push_back(static_cast<double>(writes[i].bytes)), y.push_back(writes[i].end - writes[i].start);
+    return cal::fit_block_sweep(x, y);
+  };
+  std::vector<size_t> all(writes.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  double t0 = p->params(Layer::Device).get("op_overhead_us") * 1e-6;
+  auto one = fit_on(reg.keep), both = fit_on(all);
+  REQUIRE(one.ok);
+  CHECK(one.overhead_s == Approx(t0).epsilon(0.05));
+  CHECK((!both.ok || std::fabs(both.overhead_s / t0 - 1) > 0.05));
+
+  // The same sweep without a cache: no cliff, every op kept.
+  auto flat = load_profile("sandisk-ultrafit-16g");
+  ModelDevice dev2(*flat);
+  VirtualClock clock2;
+  writes.clear();
+  env.dev = &dev2;
+  env.clock = &clock2;
+  run_blocksize_sweep(env, s);
+  auto none = cal::sweep_regimes(writes);
+  CHECK_FALSE(none.cliff);
+  CHECK(none.keep.size() == writes.size());
+}
+
+TEST_CASE("a cliff at a point boundary shows as a per-byte time rising with the block size", "[characterize][cliff]") {
+  // Synthetic ops: 20 writes of 64 KiB at 60 MB/s, then 20 of 256 KiB at 15 MB/s.
+  std::vector<cal::IoOp> w;
+  double t = 0;
+  for (int i = 0; i < 40; ++i) {
+    double b = i < 20 ? 65536 : 262144, rate = i < 20 ? 60e6 : 15e6;
+    w.push_back({t, t + 1e-4 + b / rate, static_cast<uint64_t>(b), false, 0, 0});
+    t = w.back().end;
+  }
+  auto reg = cal::sweep_regimes(w);
+  REQUIRE(reg.cliff);
+  CHECK(reg.cliff_op == 20);
+}
+
+TEST_CASE("mountinfo lines: fstype and mount point, FUSE types recognised", "[characterize][fsinfo]") {
+  std::string mp, type, src;
+  REQUIRE(parse_mountinfo_line("36 35 98:0 / /mnt/my\\040stick rw,noatime master:1 - fuseblk /dev/sdb1 rw,user_id=0",
+                               mp, type, src));
+  CHECK(mp == "/mnt/my stick");
+  CHECK(type == "fuseblk");
+  CHECK(src == "/dev/sdb1");
+  CHECK(is_fuse_fstype(type));
+  CHECK(is_fuse_fstype("fuse.exfat"));
+  CHECK(is_fuse_fstype("fuse"));
+  CHECK_FALSE(is_fuse_fstype("ext4"));
+  CHECK_FALSE(is_fuse_fstype("fusectl"));
+  REQUIRE(parse_mountinfo_line("22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw", mp, type, src));
+  CHECK(type == "ext4");
+  CHECK_FALSE(parse_mountinfo_line("garbage", mp, type, src));
+  FsInfo root = fs_info("/");
+  CHECK_FALSE(root.fstype.empty());
+  CHECK_FALSE(root.userspace);
+}
+

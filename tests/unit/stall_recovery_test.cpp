@@ -1,0 +1,230 @@
+// Synthetic stall recovery (issue 10 §2): traces from known stall processes
+// (a nearly fixed length triggered by time, a wide log-normal triggered by
+// bytes, two populations of different physics), with 15 % rate jitter on the
+// ordinary writes, are calibrated back; the fitted model must give the same
+// highest clean sample rate as the true one (find_capacity, SampleRate
+// target) within 5 %. A deliberately wrong model of the same pauses (the old
+// fit: one log-normal, arrivals per byte) must miss by more, or the check
+// could not tell a good fit from a bad one.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "calibrate/calibrate.h"
+#include "calibrate/pauses.h"
+#include "calibrate/synthetic.h"
+#include "models/profile.h"
+#include "sim/capacity.h"
+
+using namespace sd;
+using namespace sd::cal;
+
+namespace {
+
+using Params = std::map<std::string, double>;
+
+const Params kDevice = {{"sustained_mbps", 20}, {"op_overhead_us", 300}};
+constexpr uint64_t kBlock = 256 << 10;
+
+Profile make_profile(const Params& stalls) {
+  Profile p;
+  p.name = "stall-truth";
+  LayerProfile lp;
+  lp.name = "stall-truth";
+  lp.params = LayerParams(Layer::Device);
+  for (const auto* m : {&kDevice, &stalls})
+    for (auto& [k, v] : *m) REQUIRE(lp.params.set(k, v, Origin::Profile).ok());
+  p.set_layer(std::move(lp));
+  REQUIRE(p.finish().ok());
+  return p;
+}
+
+Series as_series(const Trace& t, const std::string& name) {
+  auto s = series_from_trace(t, name);
+  REQUIRE(s.ok());
+  return *s;
+}
+
+// What a characterization records: a flat-out sustained write and paced
+// writes at 0.3, 0.5 and 0.7 of the sustained rate, 15 % jitter per write.
+std::vector<Series> traces_of(const Profile& p, double seconds, uint64_t seed) {
+  Noise n{0.15, seed};
+  std::vector<Series> out;
+  out.push_back(as_series(synth_sustained(p, kBlock, 20e6 * seconds, {}, n), "flat.csv"));
+  for (double f : {0.3, 0.5, 0.7}) {
+    n.seed += 17;
+    out.push_back(as_series(synth_paced(p, kBlock, 20 * f, seconds, n), fmt::format("paced-{}.csv", f)));
+  }
+  return out;
+}
+
+Params fitted_stalls(const Calibration& c) {
+  Params out;
+  for (const auto& e : c.params)
+    if (e.key.starts_with("device.stall")) out[e.key.substr(7)] = e.value;
+  return out;
+}
+
+// The highest sample rate a 1-channel 16-bit recorder with a 4 MiB ring,
+// 256 KiB writes, records for 120 s with no overrun on any of 5 seeds.
+double clean_rate(const Profile& p) {
+  RecorderConfig rc;
+  rc.stream.channels = 1;
+  rc.stream.sample_bits = 16;
+  rc.stream.sample_rate = 1e6;
+  rc.buffer_bytes = 4 << 20;
+  rc.block_bytes = kBlock;
+  rc.duration_s = 120;
+  CapacityQuery q{rc, CapacityTarget::SampleRate, 5, {}, {}};
+  auto r = find_capacity(p, q);
+  REQUIRE(r.ok());
+  REQUIRE(r->found);
+  return r->best;
+}
+
+struct Case {
+  const char* name;
+  Params truth;
+  double trace_s;  // seconds per trace: a wide log-normal's tail needs ~2000 pauses
+};
+
+const Case kCases[] = {
+    // A journal commit: every ~4 s, 350 ms give or take a little.
+    {"nearly fixed length, per unit of time",
+     {{"stall_period_ms", 4000}, {"stall_period_jitter", 0.1}, {"stall_duration_ms", 350}, {"stall_duration_sigma", 0.05}},
+     240},
+    // Flash garbage collection: every ~25 MB written, log-normal lengths.
+    {"log-normal, per byte written",
+     {{"stall_interval_mb", 25}, {"stall_duration_ms", 150}, {"stall_duration_sigma", 0.5}},
+     900},
+    // Short frequent pauses per byte and long rare ones per unit of time.
+    {"two populations",
+     {{"stall_interval_mb", 12}, {"stall_duration_ms", 40}, {"stall_duration_sigma", 0.3}, {"stall2_period_ms", 7000},
+      {"stall_period_jitter", 0.2}, {"stall2_duration_ms", 600}, {"stall2_duration_sigma", 0.1}},
+     240},
+};
+
+// The old fit, as a wrong model of the same pauses: every pause in one
+// log-normal, arrivals per byte written.
+Params old_fit(const std::vector<Series>& traces) {
+  std::vector<double> logs;
+  double bytes = 0;
+  for (const auto& s : traces) {
+    PauseScan scan = scan_pauses(s);
+    for (const auto& p : scan.pauses) logs.push_back(std::log(p.excess_s));
+    bytes += scan.bytes;
+  }
+  double n = static_cast<double>(logs.size()), mu = 0, ss = 0;
+  for (double l : logs) mu += l / n;
+  for (double l : logs) ss += (l - mu) * (l - mu);
+  return {{"stall_interval_mb", bytes / n / 1e6}, {"stall_duration_ms", std::exp(mu) * 1e3},
+          {"stall_duration_sigma", std::min(3.0, std::sqrt(ss / (n - 1)))}};
+}
+
+}  // namespace
+
+TEST_CASE("the fitted stall model gives the true model's highest clean rate within 5 %", "[calibrate][stalls]") {
+  for (const Case& k : kCases) {
+    Profile truth = make_profile(k.truth);
+    std::vector<Series> traces = traces_of(truth, k.trace_s, 3);
+    std::vector<std::string> names;
+    for (const auto& s : traces) names.push_back(s.name);
+    auto c = calibrate_loaded(traces, {}, names, Options{});
+    REQUIRE(c.ok());
+    Params fit = fitted_stalls(*c);
+    std::string fitted_text;
+    for (auto& [key, v] : fit) fitted_text += fmt::format(" {}={:.4g}", key, v);
+    INFO(k.name << ": fitted" << fitted_text);
+    for (const auto& note : c->notes) UNSCOPED_INFO(note);
+    REQUIRE(!fit.empty());
+    double want = clean_rate(truth), got = clean_rate(make_profile(fit));
+    WARN(fmt::format("{}: highest clean rate: true model {:.4g} Hz, fitted {:.4g} Hz ({:+.1f} %);{}", k.name, want,
+                     got, (got / want - 1) * 100, fitted_text));
+    CHECK(std::fabs(got / want - 1) <= 0.05);
+  }
+}
+
+TEST_CASE("a wrong stall model of the same pauses misses the clean rate by more than 5 %", "[calibrate][stalls]") {
+  // The check above must be able to fail: the old fit (one log-normal, per
+  // byte) of the time-triggered and two-population traces is off.
+  for (const Case* k : {&kCases[0], &kCases[2]}) {
+    Profile truth = make_profile(k->truth);
+    double want = clean_rate(truth), got = clean_rate(make_profile(old_fit(traces_of(truth, k->trace_s, 3))));
+    WARN(fmt::format("{}: true model {:.4g} Hz, old fit {:.4g} Hz ({:+.1f} %)", k->name, want, got, (got / want - 1) * 100));
+    CHECK(std::fabs(got / want - 1) > 0.05);
+  }
+}
+
+TEST_CASE("time-triggered pauses meet a slow paced writer; byte-triggered ones thin out", "[stalls][model]") {
+  // The same pauses per second at the sustained rate; at a third of it the
+  // byte-triggered ones come three times less often, the time-triggered not.
+  auto pauses_at = [](const Params& stalls, double mbps) {
+    Profile p = make_profile(stalls);
+    Trace t = synth_paced(p, kBlock, mbps, 600, {0, 5});
+    PauseScan s = scan_pauses(as_series(t, "paced.csv"));
+    return static_cast<double>(s.pauses.size()) / s.seconds;
+  };
+  Params by_time = {{"stall_period_ms", 2000}, {"stall_duration_ms", 200}};
+  Params by_bytes = {{"stall_interval_mb", 40}, {"stall_duration_ms", 200}};
+  double t_fast = pauses_at(by_time, 18), t_slow = pauses_at(by_time, 6);
+  double b_fast = pauses_at(by_bytes, 18), b_slow = pauses_at(by_bytes, 6);
+  INFO(fmt::format("pauses/s: by time {:.3f} -> {:.3f}, by bytes {:.3f} -> {:.3f}", t_fast, t_slow, b_fast, b_slow));
+  CHECK(t_slow == Approx(0.5).epsilon(0.1));
+  CHECK(t_fast == Approx(0.5).epsilon(0.1));
+  CHECK(b_slow == Approx(b_fast / 3).epsilon(0.25));
+}
+
+TEST_CASE("too few pauses: fitted, marked an estimate, with a warning", "[calibrate][stalls]") {
+  Profile truth = make_profile({{"stall_period_ms", 40000}, {"stall_duration_ms", 300}});
+  std::vector<Series> traces = {as_series(synth_sustained(truth, kBlock, 20e6 * 100, {}, {0.15, 2}), "short.csv")};
+  auto c = calibrate_loaded(traces, {}, {"short.csv"}, Options{});
+  REQUIRE(c.ok());
+  bool warned = false;
+  for (const auto& n : c->notes) warned |= n.find("too few") != std::string::npos;
+  CHECK(warned);
+  bool marked = false;
+  for (const auto& e : c->params)
+    if (e.key == "device.stall_duration_ms") marked = e.estimate && std::fabs(e.value / 300 - 1) < 0.2;
+  CHECK(marked);
+  auto toml = profile_toml(*c);
+  REQUIRE(toml.ok());
+  CHECK(toml->find("estimate = true") != std::string::npos);
+}
+
+TEST_CASE("time-triggered driver stalls block a userspace driver's writer; a kernel driver's hide behind the page cache",
+          "[stalls][model]") {
+  // 1 MiB buffered writes paced at 10 MB/s for 30 s on a 100 MB/s device with
+  // a 64 MB page cache; the driver pauses 300 ms every second.
+  auto slowest = [](bool userspace) {
+    Profile p;
+    p.name = "placement";
+    auto layer = [&](Layer l, const Params& kv) {
+      LayerProfile lp;
+      lp.name = "placement";
+      lp.params = LayerParams(l);
+      for (auto& [k, v] : kv) REQUIRE(lp.params.set(k, v, Origin::Profile).ok());
+      p.set_layer(std::move(lp));
+    };
+    layer(Layer::Host, {{"dirty_limit_bytes", 64e6}});
+    layer(Layer::Filesystem, {{"userspace", userspace ? 1 : 0}, {"stall_period_ms", 1000}, {"stall_duration_ms", 300}});
+    layer(Layer::Device, {{"sustained_mbps", 100}});
+    REQUIRE(p.finish().ok());
+    ModelDevice dev(p, ModelOptions{7});
+    dev.submit({OpKind::Create, 1, 0, 0}, 0);
+    double worst = 0, now = 0;
+    for (uint64_t i = 0; i < 300; ++i) {
+      double due = static_cast<double>(i) * 0.1;
+      now = std::max(now, due);
+      Completion c = dev.submit({OpKind::Write, 1, i << 20, 1 << 20, false}, now);
+      worst = std::max(worst, c.done - now);
+      now = c.done;
+    }
+    return worst;
+  };
+  double user = slowest(true), kernel = slowest(false);
+  INFO("slowest buffered write: userspace driver " << user << " s, kernel driver " << kernel << " s");
+  CHECK(user > 0.2);
+  CHECK(kernel < 0.01);
+}
