@@ -37,8 +37,9 @@ case "${1:-demo}" in
   test)
     rc=0
     ctest --test-dir build --output-on-failure -j"$(nproc)" || rc=1
-    # README "Reliability": every reader's fuzz target for 20 s (ASan + UBSan,
-    # clang-14, build-asan).
+    # README "Reliability": the unit and command-line tests again under ASan +
+    # UBSan (clang-14, build-asan), then every reader's fuzz target for 20 s.
+    tests/sanitize.sh || rc=1
     tests/fuzz/run.sh 20 || rc=1
     exit $rc
     ;;
