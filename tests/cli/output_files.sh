@@ -34,7 +34,7 @@ run() {
     calibrate) "$STREAMDISK" calibrate "$tmp/in/sweep.csv" -o "$out" ;;
     replay)   "$STREAMDISK" replay "$tmp/in/j.iolog" -p $P --trace-out "$out" ;;
     measure)  "$STREAMDISK" measure "$tmp/meas" --sweep blocksize --blocks 64k --size 256k --seconds 0.05 --trace "$out" ;;
-    record)   rm -rf "$tmp/rec"/*; "$STREAMDISK" record "$tmp/rec" -c 2 -r 8k -b 16 -f wav -d 0.1s --trace "$out" ;;
+    record)   rm -rf "$tmp/rec"/*; "$STREAMDISK" record "$tmp/rec" -c 2 -r 8k -b 16 -f wav -d 0.5s --trace "$out" ;;
   esac
 }
 # What each command's output starts with.
