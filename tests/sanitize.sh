@@ -26,6 +26,7 @@ cmake --build "$dir" -j"$jobs" --target streamdisk sd_unit_tests sd_synth_traces
 # (exit status checked only for "not 0") is still seen: any file fails the run.
 logs=$(mktemp -d); trap 'rm -rf "$logs"' EXIT
 export ASAN_OPTIONS="log_path=$logs/asan:exitcode=86:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1"
+export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="log_path=$logs/ubsan:exitcode=86:print_stacktrace=1:halt_on_error=1"
 rc=0
 ctest --test-dir "$dir" -j"$jobs" --output-on-failure -E '^integration\.' || rc=1
