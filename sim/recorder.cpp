@@ -247,7 +247,8 @@ RecorderResult Run::go() {
   }
   r_.end_s = clock_.now();
   r_.frames_not_written = r_.frames_total - r_.frames_written - r_.frames_lost;
-  for (uint32_t f = 0; f < names.size(); ++f) r_.files.push_back({names[f], sizes_[f]});
+  // A split may name a part after the last size was recorded: it holds nothing yet.
+  for (uint32_t f = 0; f < names.size(); ++f) r_.files.push_back({names[f], f < sizes_.size() ? sizes_[f] : 0});
   if (hooks_.progress) hooks_.progress(1.0);
   return r_;
 }
