@@ -241,14 +241,16 @@ RecorderResult Run::go() {
   ops_.clear();
   layout_.finish(ops_);
   run_ops(ops_);
-  for (uint32_t f = 0; f < names.size(); ++f) {
+  // Files this run opened (sizes_ grows as each is created; a failed create
+  // stops the run before later names are opened).
+  const auto opened = static_cast<uint32_t>(sizes_.size());
+  for (uint32_t f = 0; f < opened; ++f) {
     if (cfg_.fsync_at_end) issue({OpKind::Fsync, cfg_.first_file_id + f, 0, 0, cfg_.direct}, f);
     issue({OpKind::Close, cfg_.first_file_id + f, 0, 0, cfg_.direct}, f);
   }
   r_.end_s = clock_.now();
   r_.frames_not_written = r_.frames_total - r_.frames_written - r_.frames_lost;
-  // A split may name a part after the last size was recorded: it holds nothing yet.
-  for (uint32_t f = 0; f < names.size(); ++f) r_.files.push_back({names[f], f < sizes_.size() ? sizes_[f] : 0});
+  for (uint32_t f = 0; f < opened; ++f) r_.files.push_back({names[f], sizes_[f]});
   if (hooks_.progress) hooks_.progress(1.0);
   return r_;
 }
