@@ -211,21 +211,13 @@ bool is_paced(const Series& s) {
   auto it = s.meta.find("sweep");
   if (it != s.meta.end()) return it->second == "paced";
   std::vector<double> d;
-  size_t gaps = 0, n = 0;
-  double prev_end = -1;
-  for (const auto& op : s.ops) {
-    if (op.read || op.bytes == 0) continue;
-    d.push_back(op.end - op.start);
-    if (prev_end >= 0) {
-      ++n;
-      gaps += op.start - prev_end > 0;
-    }
-    prev_end = op.end;
-  }
+  for (const auto& op : s.ops)
+    if (!op.read && op.bytes > 0) d.push_back(op.end - op.start);
+  const size_t n = d.empty() ? 0 : d.size() - 1;  // gaps between writes
   if (n < 20) return false;
   double med = median(d);
   size_t idle = 0;
-  prev_end = -1;
+  double prev_end = -1;
   for (const auto& op : s.ops) {
     if (op.read || op.bytes == 0) continue;
     if (prev_end >= 0 && op.start - prev_end > 0.25 * med) ++idle;
