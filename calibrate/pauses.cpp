@@ -279,10 +279,18 @@ StallModelFit fit_stall_model(const std::vector<PauseScan>& scans) {
   auto length_of = [](const PauseScan& s, const Pause& p) {
     return std::log(std::max(p.excess_s + (s.paced ? p.idle_before_s / 2 : 0), 1e-9));
   };
+  // A paced pause much longer than the idle time before it is measured to a
+  // few per cent whatever part of the idle time it took (error at most
+  // idle / 2, here 5 % of its length): it counts even when flat-out traces hold
+  // enough pauses. Long rare pauses decide a buffer, and their spread (the
+  // tail) needs every one of them.
+  auto counts = [&](const PauseScan& s, const Pause& p) {
+    return paced_lengths || !s.paced || p.idle_before_s <= 0.1 * p.excess_s;
+  };
   std::vector<double> x;  // ln(length) of the pauses the durations rest on
   for (const auto& s : scans)
-    if (paced_lengths || !s.paced)
-      for (const auto& p : s.pauses) x.push_back(length_of(s, p));
+    for (const auto& p : s.pauses)
+      if (counts(s, p)) x.push_back(length_of(s, p));
   f.pauses = all;
   if (x.empty()) {
     f.why = fmt::format("no pauses in {:.0f} MB / {:.0f} s of writes ({} trace(s)): stall parameters left out (the "
@@ -345,7 +353,7 @@ StallModelFit fit_stall_model(const std::vector<PauseScan>& scans) {
         double v = length_of(s, ps);
         if (population_of(v) != k) continue;
         ++count;
-        if (paced_lengths || !s.paced) logs.push_back(v);
+        if (counts(s, ps)) logs.push_back(v);
         whole.push_back(std::log(std::max(ps.excess_s, 1e-9)));
         if (prev >= 0) (s.paced ? gaps : busy_gaps).push_back(ps.at_s - prev);
         prev = ps.at_s;

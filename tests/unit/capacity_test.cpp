@@ -117,6 +117,9 @@ TEST_CASE("capacity criterion: P(>=1 overrun) matches a stall process known in c
   q.probes = {1};
   q.criterion.max_seeds = 400;
   q.criterion.early_stop = false;  // all 400 seeds: an estimate, not a decision
+  // A 95 % band misses the truth for 1 seed set in 20; this one must hold for
+  // any seed set a change of the generator brings, so it is a 99.9 % band.
+  q.criterion.confidence = 0.999;
   q.max_channels = 1;
   auto r = find_capacity(p, q);
   REQUIRE(r.ok());
@@ -128,7 +131,7 @@ TEST_CASE("capacity criterion: P(>=1 overrun) matches a stall process known in c
   CHECK(s.seeds == 400);
   CHECK(s.p.low < truth);
   CHECK(s.p.high > truth_lo);
-  CHECK(s.probability() == Approx(truth).margin(0.05));  // 400 seeds: sd 0.022
+  CHECK(s.probability() == Approx(truth).margin(0.066));  // 400 seeds: sd 0.022, 3 sd
   CHECK(s.side == Side::Above);
 }
 
