@@ -223,6 +223,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
     t.space = [m, cap] { return SpaceInfo{cap, cap - m->files().used_bytes()}; };
     rep.target = "model:" + cfg.profile;
     rep.fs.userspace = p->params(Layer::Filesystem).get("userspace") != 0;
+    rep.fs.journal_commit_s = p->params(Layer::Filesystem).get("journal_commit_ms") * 1e-3;
     rep.fs.fstype = rep.fs.userspace ? "model (userspace driver)" : "model (kernel driver)";
     rep.fs.how = "the profile's filesystem.userspace";
   } else {
@@ -461,7 +462,11 @@ R run_characterize(const CharacterizeConfig& cfg) {
     s.rate = fractions[i] * sustained;
     s.seconds = plan.paced;
     s.max_bytes = static_cast<uint64_t>(rep.max_bytes);
-    s.direct = cfg.recorder.direct;
+    // Through a kernel filesystem the paced writes go direct: their pauses are
+    // then the device's own, at a recorder's rates, and the model adds the page
+    // cache and the journal commits a buffered recorder meets on top. Through a
+    // userspace driver they go as the recorder writes: its pauses are in-call.
+    s.direct = cfg.recorder.direct || !rep.fs.userspace;
     s.file = 500 + i;
     std::string name = fmt::format("paced-{}", fractions[i]);
     begin_phase(name, plan.paced, (2 - static_cast<double>(i)) * plan.paced,
@@ -481,7 +486,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
                           format_size(static_cast<double>(block)), format_duration(p99), format_duration(mx), r.late,
                           r.latencies.size(),
                           r.late ? fmt::format(", up to {} behind", format_duration(r.max_lag)) : ""));
-    paced.push_back({s.rate, r.max_lag, r.late});
+    if (s.direct == cfg.recorder.direct) paced.push_back({s.rate, r.max_lag, r.late});  // written as the recorder writes
   }
 
   // 7. Fill (only when asked): up to the safe level.
@@ -546,6 +551,9 @@ R run_characterize(const CharacterizeConfig& cfg) {
   // The whole stack in one profile, the filesystem counted once.
   std::string how = rep.fs.how + (rep.fs.fstype.empty() ? "" : ", " + rep.fs.fstype);
   cal.params.push_back({"filesystem.userspace", rep.fs.userspace ? 1.0 : 0.0, 0, 0, 0, "detected", how});
+  if (rep.fs.journal_commit_s > 0 && !rep.fs.userspace)
+    cal.params.push_back({"filesystem.journal_commit_ms", rep.fs.journal_commit_s * 1e3, 0, 0, 0,
+                          "the mount's journal commit interval (commit= option, else ext4's default 5 s)", how});
   if (rep.fs.userspace)  // a userspace driver's pauses land inside the writer's call
     for (auto& e : cal.params)
       if (e.key.starts_with("device.stall") && find_param(Layer::Filesystem, e.key.substr(7)))

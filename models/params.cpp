@@ -52,6 +52,10 @@ const ParamSpec kTable[] = {
      "frames are one array. Charged in simulate only: through mount the real application pays its own."},
     {Layer::Host, "writeback_chunk_bytes", Unit::Bytes, 1048576.0, 4096, 1e10,
      "Largest request the page-cache writeback sends down at once (contiguous dirty data merges)."},
+    {Layer::Host, "writeback_queue_bytes", Unit::Bytes, 0.0, 0, 1e12,
+     "Writeback data the block layer holds submitted to the device at once (its request queue, as "
+     "writeback throttling leaves it). A journal commit waits for all of it (filesystem "
+     "journal_commit_ms). 0 = one writeback chunk."},
 
     // ---- filesystem ----
     {Layer::Filesystem, "cluster_bytes", Unit::Bytes, 4096.0, 512, 64.0 * 1048576,
@@ -72,6 +76,11 @@ const ParamSpec kTable[] = {
      "appended bytes. It lands away from the data, so it costs the device's seek penalty. 0 = none."},
     {Layer::Filesystem, "meta_write_bytes", Unit::Bytes, 4096.0, 0, 1e9,
      "Size of each metadata write."},
+    {Layer::Filesystem, "journal_commit_ms", Unit::Milliseconds, 0.0, 0, 1e7,
+     "Interval of a kernel filesystem's journal commits (ext4/jbd2: 5000, mount option commit=). A "
+     "commit waits for the writeback in flight (ordered data) before it writes the inode to the "
+     "journal; a buffered write() that updates the file's time meanwhile waits with it, so the writer "
+     "meets the device's backlog and pauses in its own call, page cache or not. 0 = no journal."},
     {Layer::Filesystem, "max_file_bytes", Unit::Bytes, 0.0, 0, kBig,
      "Largest file the filesystem allows; a write past it fails with EFBIG. 0 = no limit."},
     SD_STALL_ROWS(Layer::Filesystem, "driver"),

@@ -248,3 +248,15 @@ TEST_CASE("mountinfo lines: fstype and mount point, FUSE types recognised", "[ch
   CHECK_FALSE(root.userspace);
 }
 
+
+TEST_CASE("journal commit interval from the mount options: ext4's commit= or its default 5 s", "[characterize]") {
+  CHECK(journal_commit_seconds("ext4", "rw,data=ordered") == 5);
+  CHECK(journal_commit_seconds("ext4", "rw,commit=30,data=ordered") == 30);
+  CHECK(journal_commit_seconds("ext3", "rw,commit=1") == 1);
+  CHECK(journal_commit_seconds("ext4", "rw,commit=x") == 5);  // unreadable: the default
+  CHECK(journal_commit_seconds("fuseblk", "rw,commit=30") == 0);
+  CHECK(journal_commit_seconds("xfs", "rw") == 0);
+  std::string mp, type, src, opts;
+  REQUIRE(parse_mountinfo_line("22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw,commit=15", mp, type, src, &opts));
+  CHECK(opts == "rw,commit=15");
+}
