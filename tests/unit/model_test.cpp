@@ -254,6 +254,57 @@ TEST_CASE("host: a userspace driver's stalls block the writer even with room in 
   CHECK(worst < 0.01);
 }
 
+TEST_CASE("host: a journal commit makes a buffered writer wait for the device's pause and backlog",
+          "[model][host][journal]") {
+  // A paced writer (1 MiB every 0.1 s, 10 MB/s) over a 100 MB/s device that
+  // pauses 0.8 s every 3 s, with a cache far larger than the run: without a
+  // journal no call waits; with 5 s commits a call waits only when a commit
+  // finds writeback stuck in a pause, and never longer than the pause.
+  auto worst_call = [](const std::string& fs, const std::string& host) {
+    Profile p = make("sustained_mbps = 100\nstall_period_ms = 3000\nstall_duration_ms = 800", fs,
+                     "dirty_limit_bytes = 1e9\nmemory_mbps = 1000\n" + host);
+    double worst = 0;
+    int slow = 0;
+    for (uint64_t seed = 1; seed <= 20; ++seed) {
+      ModelDevice d(p, {.seed = seed});
+      d.submit({OpKind::Create, 1}, 0);
+      double t = 0;
+      for (uint64_t i = 0; i < 300; ++i) {  // 30 s
+        double issue = std::max(t, 0.1 * static_cast<double>(i));
+        auto c = d.submit({OpKind::Write, 1, i * 1048576, 1048576}, issue);
+        worst = std::max(worst, c.done - issue);
+        slow += c.done - issue > 0.05;
+        t = c.done;
+      }
+    }
+    return std::pair{worst, slow};
+  };
+  auto [none, none_slow] = worst_call("", "");
+  CHECK(none < 0.01);
+  CHECK(none_slow == 0);
+  auto [ext4, ext4_slow] = worst_call("journal_commit_ms = 5000", "");
+  CHECK(ext4 > 0.3);   // some commit met a pause in 20 runs of 6 commits
+  CHECK(ext4 < 0.85);  // no wait outlasts the pause plus the request in flight
+  CHECK(ext4_slow >= 3);
+  CHECK(ext4_slow <= 20 * 6);  // at most one slow call per commit
+  // A userspace driver has no kernel journal: its own stalls model its waits.
+  auto [fuse, fuse_slow] = worst_call("journal_commit_ms = 5000\nuserspace = 1", "");
+  CHECK(fuse < 0.01);
+  // A deeper writeback queue: a commit waits for all of it (16 MiB at 100 MB/s).
+  Profile q = make("sustained_mbps = 100", "journal_commit_ms = 1000",
+                   "dirty_limit_bytes = 64e6\nmemory_mbps = 1000\nwriteback_queue_bytes = 16777216");
+  ModelDevice d(q);
+  d.submit({OpKind::Create, 1}, 0);
+  double t = 0, worst = 0;
+  for (uint64_t i = 0; i < 400; ++i) {  // flat out for ~4 s: the queue is full at every commit
+    auto c = d.submit({OpKind::Write, 1, i * 1048576, 1048576}, t);
+    worst = std::max(worst, c.done - t);
+    t = c.done;
+  }
+  CHECK(worst > 0.1);  // ~16.8 MB / 100 MB/s less what was done since
+  CHECK(worst < 0.2);
+}
+
 TEST_CASE("host: writeback goes per file in offset order, not in the order writes were issued",
           "[model][host]") {
   // A one-file-per-channel recorder: 8 files, 64 KiB to each in turn, 16
