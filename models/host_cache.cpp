@@ -12,6 +12,8 @@ HostCache::HostCache(const LayerParams& p, FsLayer& fs, const FileTable& files)
       memory_(p.get("memory_mbps") * 1e6),
       chunk_(p.get("writeback_chunk_bytes")),
       queue_(std::max(p.get("writeback_queue_bytes"), p.get("writeback_chunk_bytes"))),
+      background_(p.get("dirty_background_bytes")),
+      expire_(p.get("dirty_expire_ms") * 1e-3),
       journal_s_(fs.journal_commit_s()) {}
 
 double HostCache::slot_time(double bytes) const {
@@ -23,6 +25,17 @@ double HostCache::slot_time(double bytes) const {
     if (left + bytes <= queue_) return f.end;
   }
   return inflight_.back().end;
+}
+
+bool HostCache::may_write_back(double t) const {
+  if (background_ <= 0 || draining_ || queued_bytes_ >= background_) return true;
+  return !queued_.empty() && queued_.front().ready + expire_ <= t;
+}
+
+double HostCache::earliest_write_back() const {
+  if (draining_) return background_ > 0 ? drain_from_ : 0;
+  if (background_ <= 0 || queued_bytes_ >= background_ || queued_.empty()) return 0;
+  return queued_.front().ready + expire_;
 }
 
 void HostCache::commit_until(double t) {
@@ -106,8 +119,8 @@ void HostCache::pump(double until) {
     drop_dead();
     if (queued_.empty()) break;
     const Extent& head = queued_.front();
-    double start = std::max(head.ready, slot_time(chunk_));
-    if (start > until) break;
+    double start = std::max({head.ready, slot_time(chunk_), earliest_write_back()});
+    if (start > until || !may_write_back(start)) break;
     commit_until(start);
     // The file with the oldest dirty data goes next, in offset order (the
     // head is dirty by `start`, so one of its extents qualifies).
@@ -139,7 +152,8 @@ void HostCache::pump(double until) {
 double HostCache::next_event() const {
   double t = std::numeric_limits<double>::infinity();
   if (!inflight_.empty()) t = inflight_.front().end;
-  if (!queued_.empty()) t = std::min(t, std::max(queued_.front().ready, slot_time(chunk_)));
+  if (!queued_.empty())
+    t = std::min(t, std::max({queued_.front().ready, slot_time(chunk_), earliest_write_back()}));
   return t;
 }
 
@@ -177,7 +191,10 @@ double HostCache::write(FileId file, uint64_t offset, uint64_t bytes, double now
 
 double HostCache::drain(double now) {
   // Issue every queued chunk; the last one to finish ends the fsync.
+  pump(now);
+  draining_ = true, drain_from_ = now;
   pump(std::numeric_limits<double>::infinity());
+  draining_ = false;
   return std::max(now, last_end_);
 }
 

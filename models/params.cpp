@@ -52,6 +52,13 @@ const ParamSpec kTable[] = {
      "frames are one array. Charged in simulate only: through mount the real application pays its own."},
     {Layer::Host, "writeback_chunk_bytes", Unit::Bytes, 1048576.0, 4096, 1e10,
      "Largest request the page-cache writeback sends down at once (contiguous dirty data merges)."},
+    {Layer::Host, "dirty_background_bytes", Unit::Bytes, 0.0, 0, 1e15,
+     "Dirty data the page cache holds before background writeback starts (Linux: vm.dirty_background_bytes "
+     "or _ratio); below it data waits up to dirty_expire_ms, then goes down in writeback chunks. "
+     "0 = writeback starts as soon as the device is free."},
+    {Layer::Host, "dirty_expire_ms", Unit::Milliseconds, 30000.0, 0, 1e9,
+     "Age at which dirty data is written back even below dirty_background_bytes (Linux: "
+     "vm.dirty_expire_centisecs, 30 s by default)."},
     {Layer::Host, "writeback_queue_bytes", Unit::Bytes, 0.0, 0, 1e12,
      "Writeback data the block layer holds submitted to the device at once (its request queue, as "
      "writeback throttling leaves it). A journal commit waits for all of it (filesystem "

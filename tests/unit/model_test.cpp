@@ -305,6 +305,40 @@ TEST_CASE("host: a journal commit makes a buffered writer wait for the device's 
   CHECK(worst < 0.2);
 }
 
+TEST_CASE("host: below the background level dirty data waits, then goes down in chunks or when it expires",
+          "[model][host]") {
+  // 1 MB every 0.1 s (10 MB/s) into a cache with an 8 MB background level
+  // and 4 MiB chunks over a 100 MB/s device.
+  Profile p = make("sustained_mbps = 100", "",
+                   "dirty_limit_bytes = 100e6\nmemory_mbps = 1000\ndirty_background_bytes = 8e6\n"
+                   "writeback_chunk_bytes = 4194304\ndirty_expire_ms = 30000");
+  ModelDevice d(p);
+  d.submit({OpKind::Create, 1}, 0);
+  double max_dirty = 0, min_dirty_late = 1e18;
+  for (uint64_t i = 0; i < 100; ++i) {
+    double now = 0.1 * static_cast<double>(i);
+    d.submit({OpKind::Write, 1, i * 1000000, 1000000}, now);
+    double dirty = d.state(now + 0.05).dirty_bytes;
+    max_dirty = std::max(max_dirty, dirty);
+    if (i > 20) min_dirty_late = std::min(min_dirty_late, dirty);
+  }
+  // Dirty data builds up to the background level and is sent down in chunks:
+  // it never exceeds the level by more than what arrived meanwhile, and never
+  // falls far below the level minus one chunk.
+  CHECK(max_dirty <= 8e6 + 1e6 + 1);
+  CHECK(min_dirty_late >= 8e6 - 4194304.0 - 1e6);
+  // A slow writer under the background level: its data goes down only when 30 s old.
+  ModelDevice slow(p);
+  slow.submit({OpKind::Create, 1}, 0);
+  slow.submit({OpKind::Write, 1, 0, 1000000}, 0);
+  CHECK(slow.state(29.0).dirty_bytes == Approx(1e6));
+  CHECK(slow.state(30.5).dirty_bytes == 0);
+  // fsync sends everything down at once.
+  slow.submit({OpKind::Write, 1, 1000000, 1000000}, 31);
+  auto f = slow.submit({OpKind::Fsync, 1}, 31.1);
+  CHECK(f.done == Approx(31.11).margin(0.002));
+}
+
 TEST_CASE("host: writeback goes per file in offset order, not in the order writes were issued",
           "[model][host]") {
   // A one-file-per-channel recorder: 8 files, 64 KiB to each in turn, 16
