@@ -33,6 +33,7 @@ std::vector<double> rolling_median(const std::vector<double>& v, size_t w) {
 constexpr double kJitterSds = 8;      // robust standard deviations of the ordinary jitter
 constexpr double kMinOpFraction = 0.5;  // of the write's own expected time
 constexpr double kMinPauseS = 1e-3;   // below this no buffer notices
+constexpr size_t kLevelShiftRun = 16;  // consecutive slow writes: a new rate, not a pause
 constexpr size_t kTooFew = 5;
 
 double norm_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
@@ -202,8 +203,18 @@ SlowWrites find_slow_writes(const std::vector<double>& duration, const std::vect
   for (size_t i = 0; i < per.size(); ++i) {
     s.expected[i] = base[i] * bytes[i];
     s.slow[i] = rel[i] > limit && duration[i] - s.expected[i] > kMinPauseS;
-    if (!s.slow[i]) s.expected[i] = duration[i];
   }
+  // A long run of slow writes is the rate changing (a write cache running out
+  // again after an idle gap), which the rolling baseline takes half its
+  // window to follow, not a pause: a pause holds up one write or a few.
+  for (size_t i = 0; i < per.size();) {
+    size_t j = i;
+    while (j < per.size() && s.slow[j]) ++j;
+    if (j - i >= kLevelShiftRun) std::fill(s.slow.begin() + i, s.slow.begin() + j, 0);
+    i = j + 1;
+  }
+  for (size_t i = 0; i < per.size(); ++i)
+    if (!s.slow[i]) s.expected[i] = duration[i];
   return s;
 }
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -270,6 +271,11 @@ R run_characterize(const CharacterizeConfig& cfg) {
   };
   std::vector<PhaseTrace> traces;
   PhaseTrace* cur = nullptr;
+  // ENOSPC although the safe level left room: the device holds less than it
+  // reported, or something else fills it. No later phase runs, and the run
+  // fails (a profile from cut-short phases would be wrong without saying so).
+  std::string full_in;
+  auto go = [&] { return !cancelled() && full_in.empty(); };
   auto begin_phase = [&](const std::string& name, double planned, double after,
                          std::map<std::string, std::string> meta) {
     phase_name = name;
@@ -291,6 +297,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
     env.drop_cache = t.drop_cache;
     env.trace = [&](const TraceRecord& r) {
       if (r.op == OpKind::Write) written += static_cast<double>(r.bytes);
+      if (r.error == ENOSPC && full_in.empty()) full_in = phase_name;
       cur->trace.records.push_back(r);
     };
     env.progress = [&](const SweepProgress& p) { report(p.phase, p.rate); };
@@ -321,7 +328,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
 
   // 2. Cache: sustained direct write past the write cache, then idle gaps.
   CacheResult cache;
-  if (!cancelled()) {
+  if (go()) {
     double t0 = t.clock->now(), b0 = written;
     CacheSweep s;
     s.max_bytes = static_cast<uint64_t>(rep.max_bytes);
@@ -345,7 +352,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
 
   // 3. Block sizes, right after the cache ran out: one regime (the reads come
   // later, so the cache gets no idle time to recover between the points).
-  if (!cancelled()) {
+  if (go()) {
     double t0 = t.clock->now(), b0 = written;
     BlockSizeSweep s;
     s.blocks = {4096, 16384, 65536, 262144, 1 << 20, 4 << 20};
@@ -370,7 +377,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
   }
 
   // 4. Interleaved files: the seek penalty.
-  if (!cancelled()) {
+  if (go()) {
     double t0 = t.clock->now(), b0 = written;
     InterleavedSweep s;
     s.seconds = plan.interleaved;
@@ -392,7 +399,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
   }
 
   // 4b. Reads: a file written once, read back at three block sizes (cache dropped first).
-  if (!cancelled()) {
+  if (go()) {
     double t0 = t.clock->now(), b0 = written;
     ThreadsSweep s;
     s.blocks = {4096, 65536, 1 << 20, 4 << 20};  // the read fit needs 4+ cells
@@ -417,7 +424,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
 
   // 5. Buffered: the host page cache.
   double dirty_guess = t.real ? kernel_dirty_limit() : 0, buffered_bytes = 0;
-  if (!cancelled()) {
+  if (go()) {
     double t0 = t.clock->now(), b0 = written;
     SustainedSweep s;
     s.block = 1 << 20;
@@ -455,7 +462,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
     uint64_t late;
   };
   std::vector<PacedSeen> paced;  // for the headline's cross-check
-  for (size_t i = 0; i < 3 && !cancelled() && sustained > 0; ++i) {
+  for (size_t i = 0; i < 3 && go() && sustained > 0; ++i) {
     double t0 = t.clock->now(), b0 = written;
     PacedSweep s;
     s.block = block;
@@ -490,7 +497,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
   }
 
   // 7. Fill (only when asked): up to the safe level.
-  if (cfg.fill && !cancelled()) {
+  if (cfg.fill && go()) {
     double t0 = t.clock->now(), b0 = written;
     SpaceInfo now = t.space();
     FillSweep s;
@@ -516,6 +523,12 @@ R run_characterize(const CharacterizeConfig& cfg) {
   rep.cancelled = cancelled();
   if (t.real) t.real->remove_created();
   if (rep.cancelled) return rep;
+  if (!full_in.empty())
+    return R::error(fmt::format(
+        "{}: the device filled up (ENOSPC) in the {} phase although it had {} free at the start and the run "
+        "stays below {:.0f} % full: something else is filling it, or it holds less than it reports; free some "
+        "space or stop the other writer, then run again (test files removed, no profile written)",
+        rep.target, full_in, format_size(rep.free_bytes), cfg.safe_fill * 100));
 
   // Keep the traces if asked (each written whole or not at all).
   for (const auto& pt : traces) {
