@@ -290,7 +290,9 @@ Handler setup_capacity(CLI::App& sub) {
     if (!a->no_spread)
       for (const Profile* p : all)
         for (size_t i = 0; i < 2 + 2 * ranged_params(*p).size(); ++i) costed.push_back(p);
-    if (auto st = check_capacity_cost(costed, *cfg, a->seeds); !st.ok()) return bad_input(st.message());
+    if (auto st = check_capacity_cost(all, *cfg, a->seeds); !st.ok()) return bad_input(st.message());
+    if (auto st = check_capacity_cost(costed, *cfg, a->seeds); !st.ok())
+      return bad_input(st.message() + " (with the spread: 2k + 3 searches per profile; --no-spread runs one)");
     bool tty = isatty(STDERR_FILENO) != 0;
     std::vector<CapacityQuery> queries;
     std::vector<const Profile*> ptrs;
