@@ -249,8 +249,28 @@ Status LayerParams::set(std::string_view key, double v, Origin origin, std::stri
   if ((s.unit == Unit::Count || s.unit == Unit::Flag) && v != std::floor(v))
     return Status::error(fmt::format("{}.{} = {:g} must be a whole number{}", layer_name(layer_), key, v,
                                      s.unit == Unit::Flag ? " (0 or 1)" : ""));
-  values_[i] = ParamValue{v, origin, std::move(source), estimate};
+  values_[i] = ParamValue{v, origin, std::move(source), estimate, std::nullopt};
   present_[i] = true;
+  return {};
+}
+
+Status LayerParams::set_range(std::string_view key, double lo, double hi) {
+  size_t i = index_of(specs_, key);
+  if (i == specs_.size() || !present_[i]) std::abort();  // internal invariant: set() first
+  const ParamSpec& s = *specs_[i];
+  double v = values_[i].value;
+  std::string name = fmt::format("{}.{}", layer_name(layer_), key);
+  if (!std::isfinite(lo) || !std::isfinite(hi) || lo < s.min || hi > s.max)
+    return Status::error(fmt::format("{} range = [{:g}, {:g}] leaves the allowed {}: narrow it", name, lo, hi,
+                                     range_text(s)));
+  if (lo > hi)
+    return Status::error(fmt::format("{} range = [{:g}, {:g}] is backwards: write the low end first", name, lo, hi));
+  if (v < lo || v > hi)
+    return Status::error(fmt::format("{} = {:g} lies outside its own range [{:g}, {:g}]: widen the range or move the "
+                                     "value into it", name, v, lo, hi));
+  if ((s.unit == Unit::Count || s.unit == Unit::Flag) && (lo != std::floor(lo) || hi != std::floor(hi)))
+    return Status::error(fmt::format("{} range = [{:g}, {:g}] must hold whole numbers", name, lo, hi));
+  values_[i].range = std::make_pair(lo, hi);
   return {};
 }
 
@@ -261,7 +281,7 @@ Status LayerParams::finish(std::string_view where) {
     if (!s.default_value)
       return Status::error(fmt::format("{}: required {} parameter '{}' is missing (allowed {}): add `{} = ...`",
                                        where, layer_name(layer_), s.key, range_text(s), s.key));
-    values_[i] = ParamValue{*s.default_value, Origin::Default, {}, false};
+    values_[i] = ParamValue{*s.default_value, Origin::Default, {}, false, std::nullopt};
   }
   return {};
 }

@@ -34,6 +34,29 @@ std::string str_or(const toml::table& t, std::string_view key) {
   return {};
 }
 
+// `range = [lo, hi]`: two numbers (or strings with units, like the value).
+Result<std::pair<double, double>> parse_range(const ParamSpec& spec, const toml::node& n) {
+  using R = Result<std::pair<double, double>>;
+  const toml::array* a = n.as_array();
+  std::string fix = fmt::format("write range = [low, high] in {}, e.g. range = [1, 2]", unit_name(spec.unit));
+  if (!a || a->size() != 2) return R::error(fmt::format("range must be two numbers: {}", fix));
+  double ends[2];
+  for (size_t i = 0; i < 2; ++i) {
+    const toml::node& e = *a->get(i);
+    if (e.is_boolean()) return R::error(fmt::format("range holds true/false: {}", fix));
+    if (auto d = e.value<double>()) {
+      ends[i] = *d;
+    } else if (auto str = e.value<std::string>()) {
+      auto parsed = parse_param_value(spec, *str);
+      if (!parsed) return R::error(fmt::format("range: {}", parsed.message()));
+      ends[i] = *parsed;
+    } else {
+      return R::error(fmt::format("range holds something other than a number: {}", fix));
+    }
+  }
+  return std::make_pair(ends[0], ends[1]);
+}
+
 // Reads one layer's definition (a layer file, or an inline table in a composite).
 Result<LayerProfile> parse_layer(const toml::table& t, Layer layer, std::string_view origin, bool inline_table) {
   std::vector<std::string> allowed = inline_table ? std::vector<std::string>{"name", "summary", "source", "params"}
@@ -68,8 +91,9 @@ Result<LayerProfile> parse_layer(const toml::table& t, Layer layer, std::string_
     const toml::node* vnode = &node;
     if (auto* tbl = node.as_table()) {
       for (auto&& [ik, iv] : *tbl)
-        if (ik.str() != "value" && ik.str() != "source" && ik.str() != "estimate")
-          return unknown_key(origin, fmt::format("field of '{}'", key), ik.str(), {"value", "source", "estimate"});
+        if (ik.str() != "value" && ik.str() != "source" && ik.str() != "estimate" && ik.str() != "range")
+          return unknown_key(origin, fmt::format("field of '{}'", key), ik.str(),
+                             {"value", "source", "estimate", "range"});
       vnode = tbl->get("value");
       if (!vnode)
         return Result<LayerProfile>::error(
@@ -97,6 +121,14 @@ Result<LayerProfile> parse_layer(const toml::table& t, Layer layer, std::string_
     }
     Status st = lp.params.set(key, value, Origin::Profile, source, estimate);
     if (!st.ok()) return Result<LayerProfile>::error(fmt::format("{}: {}", origin, st.message()));
+    if (const toml::table* tbl = node.as_table(); tbl && tbl->contains("range")) {
+      auto range = parse_range(*spec, *tbl->get("range"));
+      if (!range)
+        return Result<LayerProfile>::error(fmt::format("{}: {}.{}: {}", origin, layer_name(layer), key,
+                                                       range.message()));
+      st = lp.params.set_range(key, range->first, range->second);
+      if (!st.ok()) return Result<LayerProfile>::error(fmt::format("{}: {}", origin, st.message()));
+    }
   }
   return lp;
 }
