@@ -259,6 +259,7 @@ TEST_CASE("journal commit interval from the mount options: ext4's commit= or its
   std::string mp, type, src, opts;
   REQUIRE(parse_mountinfo_line("22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw,commit=15", mp, type, src, &opts));
   CHECK(opts == "rw,commit=15");
+}
 
 TEST_CASE("characterize keeps to its default budget on a 16 GB stick and on a cached stack", "[characterize][budget]") {
   // The plan, in virtual time (the phases are the ones real storage runs):
