@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "fusefs/fs.h"
+#include "models/percentile.h"
 
 namespace sd::fusefs {
 namespace {
@@ -164,13 +165,8 @@ MountSummary Fs::summary() {
   m.late_max = late_max_;
   if (!late_.empty()) {
     std::vector<float> v = late_;
-    auto at = [&v](double q) {
-      auto k = static_cast<size_t>(q * static_cast<double>(v.size() - 1));
-      std::nth_element(v.begin(), v.begin() + static_cast<long>(k), v.end());
-      return static_cast<double>(v[k]);
-    };
-    m.late_p50 = at(0.5);
-    m.late_p99 = at(0.99);
+    m.late_p50 = percentile_in_place(v, 0.5);
+    m.late_p99 = percentile_in_place(v, 0.99);
   }
   return m;
 }

@@ -11,6 +11,7 @@
 #include "models/cleanup.h"
 #include "measure/real_device.h"
 #include "models/model_device.h"
+#include "models/percentile.h"
 #include "models/profile.h"
 #include "models/trace.h"
 #include "models/units.h"
@@ -120,13 +121,6 @@ void report_threads(const ThreadsResult& r, bool direct, MeasureReport& out) {
     out.summary.insert(out.summary.end(), {{"best_read_mbps", best->rate / 1e6},
                                            {"best_block_bytes", static_cast<double>(best->block)},
                                            {"best_threads", static_cast<double>(best->threads)}});
-}
-
-double percentile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  size_t k = std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())));
-  std::nth_element(v.begin(), v.begin() + static_cast<long>(k), v.end());
-  return v[k];
 }
 
 void report_sustained(const SustainedResult& r, MeasureReport& out) {

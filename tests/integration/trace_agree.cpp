@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "models/model_device.h"
+#include "models/percentile.h"
 #include "models/profile.h"
 #include "models/trace.h"
 
@@ -71,7 +72,7 @@ int main(int argc, char** argv) {
   std::vector<double> abs_err;
   for (double e : reply_err) abs_err.push_back(std::fabs(e));
   std::sort(abs_err.begin(), abs_err.end());
-  auto q = [&](double p) { return abs_err[static_cast<size_t>(p * static_cast<double>(abs_err.size() - 1))]; };
+  auto q = [&](double p) { return sd::percentile_in_place(abs_err, p); };
   std::printf("ops %zu, data ops %zu: |model - replayed model| max %.3g s; |reply - model| p50 %.3f ms, p90 %.3f ms, "
               "p99 %.3f ms, max %.3f ms\n",
               rows.size(), reply_err.size(), model_err, q(0.5) * 1e3, q(0.9) * 1e3, q(0.99) * 1e3,
