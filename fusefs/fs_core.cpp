@@ -21,9 +21,10 @@ Fs::~Fs() { sched_.stop(); }
 
 Status Fs::open_trace() {
   if (opt_.trace_path.empty()) return {};
-  std::map<std::string, std::string> meta = opt_.trace_meta;
-  meta["profile"] = opt_.profile.name;
-  meta["seed"] = fmt::format("{}", opt_.model.seed);
+  std::map<std::string, std::string> meta;
+  TraceModel tm = TraceModel::of(opt_.profile.name, opt_.profile_sets, opt_.model);
+  tm.overhead_credit_s = opt_.overhead_credit_s;
+  tm.write(meta);
   meta["source"] = "streamdisk mount";
   return trace_.open(opt_.trace_path, meta);
 }
