@@ -289,8 +289,15 @@ R run_measure(const MeasureConfig& in) {
       break;
     }
     case SweepKind::Formats: {
-      FormatsSweep s{c.formats, c.channels, c.blocks.front(), c.sample_bits, 48000, c.seconds,
-                     static_cast<uint64_t>(c.size), c.direct, c.fsync};
+      FormatsSweep s{.formats = c.formats,
+                     .channels = c.channels,
+                     .block_bytes = c.blocks.front(),
+                     .sample_bits = c.sample_bits,
+                     .sample_rate = 48000,
+                     .seconds = c.seconds,
+                     .max_bytes = static_cast<uint64_t>(c.size),
+                     .direct = c.direct,
+                     .fsync = c.fsync};
       auto r = run_formats_sweep(env, s);
       if (!r) return R::error(r.message());
       report_formats(*r, out);
