@@ -5,7 +5,6 @@
 #include <cmath>
 #include <memory>
 #include <optional>
-#include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -79,17 +78,14 @@ nlohmann::json row_json(const Row& r) {
 
 nlohmann::json to_json(const OpList& ops, const ReplayArgs& a, const ReplayOptions& o, const std::vector<Row>& rows,
                        uint64_t seed) {
-  std::set<std::string> files;
-  std::set<int> threads;
-  for (const auto& op : ops.ops) files.insert(op.file), threads.insert(op.thread);
   nlohmann::json j;
   j["format"] = "streamdisk-replay";
   j["format_version"] = 1;
   j["trace"] = {{"name", ops.name},
                 {"format", ops.format},
                 {"ops", ops.ops.size()},
-                {"files", files.size()},
-                {"threads", threads.size()},
+                {"files", ops.file_count()},
+                {"threads", ops.thread_count()},
                 {"bytes_written", ops.bytes_written()},
                 {"recorded_end_s", ops.recorded_end() * o.time_scale},
                 {"has_durations", ops.has_durations()},
@@ -108,12 +104,9 @@ nlohmann::json to_json(const OpList& ops, const ReplayArgs& a, const ReplayOptio
 std::string ms(double s) { return s < 1 ? fmt::format("{:.2f} ms", s * 1e3) : format_duration(s); }
 
 void print_human(const OpList& ops, const ReplayArgs& a, const ReplayOptions& o, const std::vector<Row>& rows) {
-  std::set<std::string> files;
-  std::set<int> threads;
-  for (const auto& op : ops.ops) files.insert(op.file), threads.insert(op.thread);
   double rec = ops.recorded_end() * o.time_scale;
   fmt::print("Trace {} ({}): {} ops on {} file(s), {} thread(s), {} written{}\n", ops.name, ops.format,
-             ops.ops.size(), files.size(), threads.size(), format_size(ops.bytes_written()),
+             ops.ops.size(), ops.file_count(), ops.thread_count(), format_size(ops.bytes_written()),
              rec > 0 ? fmt::format(" over {} recorded", ms(rec)) : " (no times recorded)");
   for (const auto& [why, n] : ops.ignored) fmt::print("  not replayed: {} x {}\n", n, why);
   if (!ops.unknown.empty()) {
