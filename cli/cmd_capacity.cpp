@@ -1,5 +1,4 @@
 // streamdisk capacity --profile P [--profile Q | 'glob*'] [--find channels|sample-rate|buffer]
-#include <fnmatch.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -35,65 +34,6 @@ struct CapArgs {
   bool no_spread = false;
   bool sort = false;
 };
-
-bool has_glob(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
-
-// Expands glob parts ("rpi4-*+exfat-*+sandisk-*") over the built-in names.
-// A whole-spec glob keeps only profiles that include a device layer.
-Result<std::vector<std::string>> expand_specs(const std::vector<std::string>& specs) {
-  std::vector<std::string> out;
-  auto list = builtin_profiles();
-  for (const auto& spec : specs) {
-    if (!has_glob(spec)) {
-      out.push_back(spec);
-      continue;
-    }
-    // Each combination: the spec so far and the layers it already has.
-    struct Combo {
-      std::string spec;
-      unsigned layers = 0;
-    };
-    auto layer_bit = [&](const std::string& name) {
-      for (const auto& p : list)
-        if (p.name == name && p.layer) return 1u << static_cast<int>(*p.layer);
-      return 0u;  // a file or a composite: not checked here
-    };
-    std::vector<Combo> combos = {{}};
-    size_t start = 0;
-    bool single = spec.find('+') == std::string::npos;
-    while (start <= spec.size()) {
-      size_t plus = spec.find('+', start);
-      std::string part = spec.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
-      std::vector<std::string> names;
-      if (!has_glob(part)) names.push_back(part);
-      else for (const auto& p : list) {
-        // Alone, a glob names whole stacks (composites, devices); inside
-        // HOST+FS+DEVICE each part names one layer.
-        if (single ? (p.layer && *p.layer != Layer::Device) : !p.layer) continue;
-        if (fnmatch(part.c_str(), p.name.c_str(), 0) == 0) names.push_back(p.name);
-      }
-      if (names.empty())
-        return Result<std::vector<std::string>>::error(
-            fmt::format("--profile '{}': no built-in profile matches '{}' (`streamdisk profiles` lists them)", spec,
-                        part));
-      std::vector<Combo> next;
-      for (const auto& c : combos)
-        for (const auto& n : names) {
-          unsigned bit = layer_bit(n);
-          if (c.layers & bit) continue;  // that layer is already set: not a valid stack
-          next.push_back({c.spec.empty() ? n : c.spec + "+" + n, c.layers | bit});
-        }
-      combos = std::move(next);
-      if (plus == std::string::npos) break;
-      start = plus + 1;
-    }
-    if (combos.empty())
-      return Result<std::vector<std::string>>::error(
-          fmt::format("--profile '{}' matches no valid host+filesystem+device stack", spec));
-    for (const auto& c : combos) out.push_back(c.spec);
-  }
-  return out;
-}
 
 std::string best_text(CapacityTarget t, const CapacityResult& r) {
   if (!r.found) return "none";
@@ -273,7 +213,7 @@ Handler setup_capacity(CLI::App& sub) {
                  "streamdisk: note: --seeds {} cannot show P below {} at {} confidence (that takes {} clean seeds): "
                  "candidates of profiles with stalls stay open and their estimate decides\n",
                  crit.max_seeds, percent(crit.max_overrun_probability), percent(crit.confidence), need);
-    auto specs = expand_specs(a->profiles);
+    auto specs = expand_profile_globs(a->profiles);
     if (!specs) return bad_input(specs.message());
     std::vector<Profile> profiles;
     for (const auto& s : *specs) {

@@ -130,10 +130,7 @@ Handler setup_mount(CLI::App& sub) {
     if (!credit || *credit < 0 || *credit > 1)
       return bad_input(fmt::format("--overhead-credit {}: give a duration from 0 to 1s, e.g. 1ms", a->credit));
     opt.overhead_credit_s = *credit;
-    opt.trace_meta["overhead_credit_s"] = fmt::format("{:g}", *credit);
-    for (size_t i = 0; i < a->prof.sets.size(); ++i) opt.trace_meta[fmt::format("set{}", i + 1)] = a->prof.sets[i];
-    if (opt.model.capacity_bytes >= 0) opt.trace_meta["capacity_bytes"] = fmt::format("{:.0f}", opt.model.capacity_bytes);
-    if (opt.model.prefill_bytes > 0) opt.trace_meta["prefill_bytes"] = fmt::format("{:.0f}", opt.model.prefill_bytes);
+    opt.profile_sets = a->prof.sets;
     if (Status s = fusefs::check_mount(opt); !s.ok()) return bad_input(s.message());
     auto sum = fusefs::run_mount(opt);
     if (!sum) return failure(sum.message());

@@ -138,13 +138,12 @@ Handler setup_simulate(CLI::App& sub) {
       return bad_input(st.message());
     TraceWriter trace;
     if (!a->trace.empty()) {
-      auto st = trace.open(a->trace, {{"tool", "streamdisk simulate"},
-                                      {"profile", p->name},
-                                      {"seed", std::to_string(a->rec.seed)},
-                                      {"stream", stream_text(cfg->stream)},
-                                      {"format", std::string(format_name(cfg->format))},
-                                      {"buffer_bytes", std::to_string(cfg->buffer_bytes)}},
-                           {"--trace", "trace.csv", true, profile_files(a->prof.profile)});
+      std::map<std::string, std::string> meta{{"tool", "streamdisk simulate"},
+                                              {"stream", stream_text(cfg->stream)},
+                                              {"format", std::string(format_name(cfg->format))},
+                                              {"buffer_bytes", std::to_string(cfg->buffer_bytes)}};
+      TraceModel::of(p->name, a->prof.sets, *mo).write(meta);
+      auto st = trace.open(a->trace, meta, {"--trace", "trace.csv", true, profile_files(a->prof.profile)});
       if (!st.ok()) return bad_input(st.message());
     }
     ModelDevice dev(*p, *mo);

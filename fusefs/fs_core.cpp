@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "fusefs/fs.h"
+#include "models/percentile.h"
 
 namespace sd::fusefs {
 namespace {
@@ -20,9 +21,10 @@ Fs::~Fs() { sched_.stop(); }
 
 Status Fs::open_trace() {
   if (opt_.trace_path.empty()) return {};
-  std::map<std::string, std::string> meta = opt_.trace_meta;
-  meta["profile"] = opt_.profile.name;
-  meta["seed"] = fmt::format("{}", opt_.model.seed);
+  std::map<std::string, std::string> meta;
+  TraceModel tm = TraceModel::of(opt_.profile.name, opt_.profile_sets, opt_.model);
+  tm.overhead_credit_s = opt_.overhead_credit_s;
+  tm.write(meta);
   meta["source"] = "streamdisk mount";
   return trace_.open(opt_.trace_path, meta);
 }
@@ -164,13 +166,8 @@ MountSummary Fs::summary() {
   m.late_max = late_max_;
   if (!late_.empty()) {
     std::vector<float> v = late_;
-    auto at = [&v](double q) {
-      auto k = static_cast<size_t>(q * static_cast<double>(v.size() - 1));
-      std::nth_element(v.begin(), v.begin() + static_cast<long>(k), v.end());
-      return static_cast<double>(v[k]);
-    };
-    m.late_p50 = at(0.5);
-    m.late_p99 = at(0.99);
+    m.late_p50 = percentile_in_place(v, 0.5);
+    m.late_p99 = percentile_in_place(v, 0.99);
   }
   return m;
 }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "models/model_device.h"
 #include "models/profile.h"
@@ -20,9 +21,9 @@ struct MountOptions {
   std::string backing;   // real files go here; with discard, empty = a private temp dir
   bool discard = false;  // keep names, sizes and metadata, not contents (reads return zeros)
   Profile profile;       // finished
+  std::vector<std::string> profile_sets;  // the --sets `profile` was made with (for the trace header)
   ModelOptions model;    // seed, prefill_bytes, capacity_bytes
   std::string trace_path;  // "" = no trace
-  std::map<std::string, std::string> trace_meta;  // extra "# key=value" lines
   bool status_line = true;  // a status line on stderr once a second
   bool debug = false;       // libfuse debug output
   // FUSE workers at SCHED_FIFO priority 1: on a loaded machine they pick up

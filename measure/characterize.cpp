@@ -21,6 +21,7 @@
 #include "models/cleanup.h"
 #include "measure/real_device.h"
 #include "models/model_device.h"
+#include "models/percentile.h"
 #include "models/profile.h"
 #include "models/trace.h"
 #include "models/units.h"
@@ -485,9 +486,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
     SweepEnv env = env_for();
     PacedResult r = run_paced_write(env, s);
     double mx = r.latencies.empty() ? 0 : *std::max_element(r.latencies.begin(), r.latencies.end());
-    std::vector<double> l = r.latencies;
-    std::sort(l.begin(), l.end());
-    double p99 = l.empty() ? 0 : l[std::min(l.size() - 1, static_cast<size_t>(0.99 * static_cast<double>(l.size())))];
+    double p99 = percentile(r.latencies, 0.99);
     add_phase(name, t0, b0,
               fmt::format("{} x {}: latency p99 {}, max {}; {} of {} writes late{}", format_rate(s.rate),
                           format_size(static_cast<double>(block)), format_duration(p99), format_duration(mx), r.late,

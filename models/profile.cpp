@@ -425,11 +425,8 @@ Result<Profile> load_profile_unfinished(std::string_view spec) {
   Profile out;
   out.name = std::string(spec);
   std::map<Layer, std::string> set_by;  // which part set each layer explicitly
-  size_t start = 0;
   int parts = 0;
-  while (start <= spec.size()) {
-    size_t plus = spec.find('+', start);
-    std::string_view part = spec.substr(start, plus == std::string_view::npos ? spec.npos : plus - start);
+  for (std::string_view part : split_profile_spec(spec)) {
     if (part.empty())
       return Result<Profile>::error(fmt::format("profile '{}' has an empty part between '+' signs", spec));
     auto p = load_part(part, 0);
@@ -446,17 +443,12 @@ Result<Profile> load_profile_unfinished(std::string_view spec) {
       if (layers_here == 1) set_by[l] = std::string(part);
       out.set_layer(*p->layer(l));
     }
-    if (parts == 1) {
+    if (parts == 1) {  // a single part keeps its own summary and source
       out.summary = p->summary;
       out.source = p->source;
     }
-    if (plus == std::string_view::npos) break;
-    start = plus + 1;
   }
   if (parts > 1) out.summary.clear();
-  if (parts == 1 && !out.summary.empty()) {
-    // keep the composite's own summary
-  }
   return out;
 }
 
