@@ -7,7 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/fault_args.h"
 #include "cli/recording_args.h"
+#include "models/fault.h"
 #include "models/model_device.h"
 #include "models/profile.h"
 #include "models/units.h"
@@ -20,6 +22,7 @@ namespace {
 struct SimArgs {
   ProfileArgs prof;
   RecordingArgs rec;
+  FaultArgs faults;
   std::string trace;
   bool json = false;
 };
@@ -36,8 +39,15 @@ nlohmann::json to_json(const std::string& profile, const RecorderConfig& c, cons
   return j;
 }
 
+// Faults that never fired are worth a line too (a pattern that matched no file).
+void print_fault_summary(const FaultSchedule& s) {
+  print_fault_rows(s.events());
+  for (size_t i = 0; i < s.size(); ++i)
+    if (s.hits(i) == 0) print_report_row("fault", fmt::format("{}: never fired", s.spec(i).text));
+}
+
 void print_text(const std::string& profile, const RecorderConfig& c, const RecorderResult& r, const ModelState& st,
-                uint64_t seed) {
+                uint64_t seed, const FaultSchedule& faults) {
   auto row = print_report_row;
   row("profile", fmt::format("{} (seed {})", profile, seed));
   row("stream", fmt::format("{}, {}, {}", stream_text(c.stream), format_name(c.format), format_duration(c.duration_s)));
@@ -54,6 +64,7 @@ void print_text(const std::string& profile, const RecorderConfig& c, const Recor
   row("stalls", fmt::format("{} ({} in all)", st.stalls, format_duration(st.stall_seconds)));
   if (!r.stopped_reason.empty() && !r.aborted_at_overrun)
     row("stopped", fmt::format("after {}: {}", format_duration(*r.stopped_s), r.stopped_reason));
+  if (!faults.empty()) print_fault_summary(faults);
   for (const auto& w : recording_warnings(c, r)) row("warning", w);
   fmt::print("{}\n", verdict_line(c, r));
 }
@@ -64,6 +75,7 @@ Handler setup_simulate(CLI::App& sub) {
   auto a = std::make_shared<SimArgs>();
   add_profile_options(sub, a->prof);
   add_recording_options(sub, a->rec);
+  add_fault_options(sub, a->faults);
   sub.add_option("--trace", a->trace,
                  "Write every operation to this native trace CSV ('-' for stdout; docs/formats.md: written whole "
                  "or not at all, devices and fifos written directly)");
@@ -76,7 +88,8 @@ Handler setup_simulate(CLI::App& sub) {
       "  streamdisk simulate -p rpi4-buster+exfat-fuse+sandisk-ultrafit-16g -c 48 -r 48k -b 16 -f w64 \\\n"
       "      --buffer 1MiB -d 1.5h\n"
       "  streamdisk simulate -p usrp-2974 -c 2 -r 160M -b 16 --buffer 256MiB -d 2min --json\n"
-      "  streamdisk simulate -p crio-9014 -c 4 -r 25.6k -b 32 -f tdms -d 10min --trace run.csv");
+      "  streamdisk simulate -p crio-9014 -c 4 -r 25.6k -b 32 -f tdms -d 10min --trace run.csv\n"
+      "  streamdisk simulate -p fat32+sandisk-ultrafit-16g -c 2 -r 48k -f wav -d 10min --fault eio:write@50MB");
   return [a] {
     if (a->trace == "-" && a->json)
       return bad_input("--trace - and --json both want stdout: write the trace to a file (--trace run.csv)");
@@ -88,6 +101,8 @@ Handler setup_simulate(CLI::App& sub) {
     if (!mo) return bad_input(mo.message());
     if (a->json && a->trace == "-") return bad_input("--trace - and --json both want stdout: write the trace to a file");
     if (auto st = check_cost(estimate_recording(*p, *cfg, *mo)); !st.ok()) return bad_input(st.message());
+    auto specs = fault_specs(a->faults);
+    if (!specs) return bad_input(specs.message());
     TraceWriter trace;
     if (!a->trace.empty()) {
       auto st = trace.open(a->trace, {{"tool", "streamdisk simulate"},
@@ -99,9 +114,13 @@ Handler setup_simulate(CLI::App& sub) {
                            {"--trace", "trace.csv", true, profile_files(a->prof.profile)});
       if (!st.ok()) return bad_input(st.message());
     }
-    ModelDevice dev(*p, *mo);
+    ModelDevice model(*p, *mo);
+    FaultSchedule faults(a->rec.seed);
+    for (auto& f : *specs) faults.add(std::move(f));
+    FaultDevice dev(model, faults);
     VirtualClock clock;
     RecorderHooks hooks;
+    hooks.naming = [&faults](FileId f, const std::string& name) { faults.name_file(f, name); };
     if (trace.is_open()) hooks.trace = &trace;
     bool tty = isatty(STDERR_FILENO) != 0;
     if (tty) hooks.progress = [](double f) { fmt::print(stderr, "\rsimulating... {:3.0f} %", f * 100); };
@@ -112,11 +131,14 @@ Handler setup_simulate(CLI::App& sub) {
       return bad_input(r.message());
     }
     if (auto st = trace.close(); !st.ok()) return failure(st.message());
-    ModelState state = dev.state(clock.now());
-    if (a->json)
-      fmt::print("{}\n", to_json(p->name, *cfg, *r, state, a->rec.seed).dump(2));
-    else
-      print_text(p->name, *cfg, *r, state, a->rec.seed);
+    ModelState state = model.state(clock.now());
+    if (a->json) {
+      auto j = to_json(p->name, *cfg, *r, state, a->rec.seed);
+      if (!faults.empty()) j["faults"] = fault_events_json(faults.events());
+      fmt::print("{}\n", j.dump(2));
+    } else {
+      print_text(p->name, *cfg, *r, state, a->rec.seed, faults);
+    }
     return kExitOk;
   };
 }
