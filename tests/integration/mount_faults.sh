@@ -46,6 +46,14 @@ jq -r .stopped_reason <<<"$out" | grep -q EIO || fail "record did not stop with 
 [ "$(stat -c %s "$BACK/rec.raw" 2>/dev/null || echo 0)" -eq 1000000 ] ||
   fail "rec.raw holds $(stat -c %s "$BACK/rec.raw" 2>/dev/null) bytes, not 1000000"
 
+# simulate with the same fault agrees: the same bytes, the error at the same
+# time of the recording (the mount's usual tolerance: well under a block).
+sim=$("$STREAMDISK" simulate -p samsung-960evo-250g -c 2 -r 48k -b 16 -f raw -d 20s --fault 'eio:write@1MB,file=rec*' --json)
+[ "$(jq -r '.files[0].bytes' <<<"$sim")" = 1000000 ] || fail "simulate: rec.raw $(jq -r '.files[0].bytes' <<<"$sim") bytes"
+echo "EIO at 1 MB: record through the mount stopped at $(jq -r .stopped_s <<<"$out") s, simulate at $(jq -r .stopped_s <<<"$sim") s"
+awk -v a="$(jq -r .stopped_s <<<"$out")" -v b="$(jq -r .stopped_s <<<"$sim")" 'BEGIN { d = a - b; exit !(d < 0.1 && d > -0.1) }' ||
+  fail "record through the mount stopped at $(jq -r .stopped_s <<<"$out") s, simulate at $(jq -r .stopped_s <<<"$sim") s"
+
 # A 1.5 s latency spike added at run time: the first write of c.dat takes it.
 "$STREAMDISK" fault "$MNT" 'delay=1500ms:write,file=c.*' >/dev/null || fail "streamdisk fault: exit $?"
 times=$($PY - "$MNT/c.dat" <<'EOF'
@@ -59,12 +67,21 @@ os.close(fd)
 EOF
 )
 read -r t1 t2 t3 t4 <<<"$(echo $times)"
+echo "1.5 s spike: writes took $t1 $t2 $t3 $t4 s"
 awk -v a="$t1" 'BEGIN { exit !(a >= 1.45 && a < 3.0) }' || fail "spiked write took $t1 s, expected about 1.5 s"
 for t in "$t2" "$t3" "$t4"; do
   awk -v a="$t" 'BEGIN { exit !(a < 0.5) }' || fail "a write after the spike took $t s"
 done
 expect_bad_input "fault bogus" "unknown fault 'bogus'" -- fault "$MNT" bogus
 expect_bad_input "fault on a plain directory" "not a running .streamdisk mount." -- fault "$WORK" eio
+
+# A create that fails (at run time, for one file pattern): the program gets
+# EROFS and the backing directory keeps nothing.
+"$STREAMDISK" fault "$MNT" 'erofs:create,file=ro.*' >/dev/null || fail "streamdisk fault erofs: exit $?"
+err=$({ echo x >"$MNT/ro.txt"; } 2>&1) && fail "create with an EROFS fault succeeded"
+grep -q "Read-only file system" <<<"$err" || fail "create with an EROFS fault: $err"
+[ -e "$BACK/ro.txt" ] && fail "the failed create left ro.txt in the backing directory"
+echo fine >"$MNT/rw.txt" || fail "a create the pattern does not match failed"
 
 # The device is pulled: every later call fails; the mount still unmounts.
 echo before >"$MNT/d.txt" || fail "cannot write before the device is gone"
