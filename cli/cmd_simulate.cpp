@@ -8,8 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/fault_args.h"
 #include "cli/recording_args.h"
 #include "cli/spread_report.h"
+#include "models/fault.h"
 #include "models/model_device.h"
 #include "models/profile.h"
 #include "models/units.h"
@@ -24,6 +26,7 @@ namespace {
 struct SimArgs {
   ProfileArgs prof;
   RecordingArgs rec;
+  FaultArgs faults;
   std::string trace;
   bool json = false;
   bool no_spread = false;
@@ -67,8 +70,15 @@ nlohmann::json to_json(const std::string& profile, const RecorderConfig& c, cons
 
 std::string overruns_value(double v) { return fmt::format("{:.0f} overrun{}", v, v == 1 ? "" : "s"); }
 
+// Faults that never fired are worth a line too (a pattern that matched no file).
+void print_fault_summary(const FaultSchedule& s) {
+  print_fault_rows(s.events());
+  for (size_t i = 0; i < s.size(); ++i)
+    if (s.hits(i) == 0) print_report_row("fault", fmt::format("{}: never fired", s.spec(i).text));
+}
+
 void print_text(const std::string& profile, const RecorderConfig& c, const RecorderResult& r, const ModelState& st,
-                uint64_t seed, const std::optional<Spread>& spread) {
+                uint64_t seed, const FaultSchedule& faults, const std::optional<Spread>& spread) {
   auto row = print_report_row;
   row("profile", fmt::format("{} (seed {})", profile, seed));
   row("stream", fmt::format("{}, {}, {}", stream_text(c.stream), format_name(c.format), format_duration(c.duration_s)));
@@ -85,6 +95,7 @@ void print_text(const std::string& profile, const RecorderConfig& c, const Recor
   row("stalls", fmt::format("{} ({} in all)", st.stalls, format_duration(st.stall_seconds)));
   if (!r.stopped_reason.empty() && !r.aborted_at_overrun)
     row("stopped", fmt::format("after {}: {}", format_duration(*r.stopped_s), r.stopped_reason));
+  if (!faults.empty()) print_fault_summary(faults);
   for (const auto& w : recording_warnings(c, r)) row("warning", w);
   if (spread) {
     row("spread", spread_range_text(*spread, overruns_value) + " (over the estimates' ranges)");
@@ -100,6 +111,7 @@ Handler setup_simulate(CLI::App& sub) {
   auto a = std::make_shared<SimArgs>();
   add_profile_options(sub, a->prof);
   add_recording_options(sub, a->rec);
+  add_fault_options(sub, a->faults);
   sub.add_option("--trace", a->trace,
                  "Write every operation to this native trace CSV ('-' for stdout; docs/formats.md: written whole "
                  "or not at all, devices and fifos written directly)");
@@ -116,7 +128,8 @@ Handler setup_simulate(CLI::App& sub) {
       "      --buffer 1MiB -d 1.5h\n"
       "  streamdisk simulate -p usrp-2974 -c 2 -r 160M -b 16 --buffer 256MiB -d 2min --json\n"
       "  streamdisk simulate -p crio-9014 -c 4 -r 25.6k -b 32 -f tdms -d 10min --trace run.csv\n"
-      "  streamdisk simulate -p rpi4-buster-ultrafit-exfat -c 8 -r 48k -b 16 -f w64 -d 1.5h --no-spread\n\n"
+      "  streamdisk simulate -p rpi4-buster-ultrafit-exfat -c 8 -r 48k -b 16 -f w64 -d 1.5h --no-spread\n"
+      "  streamdisk simulate -p fat32+sandisk-ultrafit-16g -c 2 -r 48k -f wav -d 10min --fault eio:write@50MB\n\n"
       "Spread: the profile's estimated parameters carry ranges (docs/profiles.md, 'Ranges'); the overrun\n"
       "count is also computed with each at either end of its range and at the two corners (corner bounds,\n"
       "2k + 3 runs for k parameters, the same seed), and the parameter that moves it most is named with the\n"
@@ -136,6 +149,8 @@ Handler setup_simulate(CLI::App& sub) {
                              a->no_spread ? "" : "runs (the spread: --no-spread runs one)");
         !st.ok())
       return bad_input(st.message());
+    auto specs = fault_specs(a->faults);
+    if (!specs) return bad_input(specs.message());
     TraceWriter trace;
     if (!a->trace.empty()) {
       std::map<std::string, std::string> meta{{"tool", "streamdisk simulate"},
@@ -146,9 +161,13 @@ Handler setup_simulate(CLI::App& sub) {
       auto st = trace.open(a->trace, meta, {"--trace", "trace.csv", true, profile_files(a->prof.profile)});
       if (!st.ok()) return bad_input(st.message());
     }
-    ModelDevice dev(*p, *mo);
+    ModelDevice model(*p, *mo);
+    FaultSchedule faults(a->rec.seed);
+    for (auto& f : *specs) faults.add(std::move(f));
+    FaultDevice dev(model, faults);
     VirtualClock clock;
     RecorderHooks hooks;
+    hooks.naming = [&faults](FileId f, const std::string& name) { faults.name_file(f, name); };
     if (trace.is_open()) hooks.trace = &trace;
     bool tty = isatty(STDERR_FILENO) != 0;
     if (tty) hooks.progress = [](double f) { fmt::print(stderr, "\rsimulating... {:3.0f} %", f * 100); };
@@ -159,7 +178,7 @@ Handler setup_simulate(CLI::App& sub) {
       return bad_input(r.message());
     }
     if (auto st = trace.close(); !st.ok()) return failure(st.message());
-    ModelState state = dev.state(clock.now());
+    ModelState state = model.state(clock.now());
     std::optional<Spread> spread;
     if (!a->no_spread) {
       if (tty) fmt::print(stderr, "\rspread: {} runs...", runs);
@@ -171,9 +190,10 @@ Handler setup_simulate(CLI::App& sub) {
     if (a->json) {
       nlohmann::json j = to_json(p->name, *cfg, *r, state, a->rec.seed);
       j["overrun_spread"] = spread ? spread_json(*spread) : nlohmann::json(nullptr);
+      if (!faults.empty()) j["faults"] = fault_events_json(faults.events());
       fmt::print("{}\n", j.dump(2));
     } else {
-      print_text(p->name, *cfg, *r, state, a->rec.seed, spread);
+      print_text(p->name, *cfg, *r, state, a->rec.seed, faults, spread);
     }
     return kExitOk;
   };

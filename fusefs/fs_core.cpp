@@ -15,7 +15,15 @@ constexpr size_t kMaxSamples = 4'000'000;  // completion-error samples kept for 
 }
 
 Fs::Fs(const MountOptions& opt, int root_fd)
-    : opt_(opt), inodes_(root_fd), model_(opt.profile, opt.model), sched_(clock_) {}
+    : opt_(opt),
+      inodes_(root_fd),
+      model_(opt.profile, opt.model),
+      faults_(opt.model.seed),
+      device_(model_, faults_),
+      sched_(clock_) {
+  for (const auto& f : opt.faults) faults_.add(f);
+  gone_at_ = faults_.gone_time();
+}
 
 Fs::~Fs() { sched_.stop(); }
 
@@ -26,6 +34,7 @@ Status Fs::open_trace() {
   tm.overhead_credit_s = opt_.overhead_credit_s;
   tm.write(meta);
   meta["source"] = "streamdisk mount";
+  for (size_t i = 0; i < opt_.faults.size(); ++i) meta[fmt::format("fault{}", i + 1)] = opt_.faults[i].text;
   return trace_.open(opt_.trace_path, meta);
 }
 
@@ -59,7 +68,8 @@ Issued Fs::submit(const Op& op, int thread) {
   is.start = std::min(now, std::max(is.start, last_issue_));  // issue order = trace order
   last_issue_ = is.start;
   is.seq = next_seq_++;
-  is.c = model_.submit(op, is.start);
+  is.c = device_.submit(op, is.start);
+  gone_.store(faults_.gone_error(), std::memory_order_relaxed);
   return is;
 }
 
@@ -153,6 +163,10 @@ MountSummary Fs::summary() {
   m.enospc = enospc_;
   m.efbig = efbig_;
   m.other_errors = errors_;
+  {
+    std::lock_guard lk(model_mu_);
+    m.fault_events = faults_.events().size();
+  }
   m.stalls = s.model.stalls;
   m.stall_seconds = s.model.stall_seconds;
   m.fill = s.model.fill;
@@ -170,6 +184,36 @@ MountSummary Fs::summary() {
     m.late_p99 = percentile_in_place(v, 0.99);
   }
   return m;
+}
+
+}  // namespace sd::fusefs
+
+namespace sd::fusefs {
+
+std::vector<FaultEvent> Fs::fault_events(size_t from) {
+  std::lock_guard lk(model_mu_);
+  const auto& ev = faults_.events();
+  if (from >= ev.size()) return {};
+  return {ev.begin() + static_cast<long>(from), ev.end()};
+}
+
+int Fs::add_fault(const std::string& spec) {
+  auto f = parse_fault(spec);
+  if (!f || f->kind == FaultKind::PowerLoss) return EINVAL;
+  std::lock_guard lk(model_mu_);
+  faults_.add(std::move(*f), clock_.now());
+  gone_at_ = faults_.gone_time();
+  return 0;
+}
+
+int Fs::gone() {
+  if (int e = gone_.load(std::memory_order_relaxed)) return e;
+  double now = clock_.now();
+  if (now < gone_at_.load(std::memory_order_relaxed)) return 0;
+  std::lock_guard lk(model_mu_);
+  faults_.tick(now);
+  gone_.store(faults_.gone_error(), std::memory_order_relaxed);
+  return faults_.gone_error();
 }
 
 }  // namespace sd::fusefs

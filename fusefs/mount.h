@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include <vector>
+
+#include "models/fault.h"
 #include "models/model_device.h"
 #include "models/profile.h"
 #include "models/status.h"
@@ -37,13 +40,23 @@ struct MountOptions {
   // 0 = the model sees requests when they reach the daemon.
   double overhead_credit_s = 1e-3;
   unsigned max_threads = 16;  // FUSE worker threads (replies are parked, so few suffice)
+  // Faults from the start (--fault); more arrive at run time through the
+  // control attribute on the mount's root (kFaultXattr).
+  std::vector<FaultSpec> faults;
 };
+
+// The run-time control: setxattr(MOUNTPOINT, kFaultXattr, SPEC) adds a fault
+// (time triggers count from then); getxattr(MOUNTPOINT, kFaultEventsXattr)
+// lists what the faults did, one event per line. `streamdisk fault` uses them.
+inline constexpr const char* kFaultXattr = "user.streamdisk.fault";
+inline constexpr const char* kFaultEventsXattr = "user.streamdisk.fault_events";
 
 struct MountSummary {
   double seconds = 0;  // mounted for
   uint64_t writes = 0, reads = 0, other_ops = 0;
   uint64_t bytes_written = 0, bytes_read = 0;
   uint64_t enospc = 0, efbig = 0, other_errors = 0;
+  uint64_t fault_events = 0;  // things the faults did (models/fault.h)
   uint64_t stalls = 0;
   double stall_seconds = 0;
   double fill = 0, used_bytes = 0, capacity_bytes = 0;
