@@ -320,14 +320,13 @@
       div.querySelector(".look").textContent = "What to look for: " + st.look;
       const b = div.querySelector("button");
       b.id = "step-" + (i + 1);
-      b.addEventListener("click", () => applyStep(st));
+      b.addEventListener("click", () => { applyStep(st); $("results").scrollIntoView({ behavior: "smooth" }); });
       box.appendChild(div);
     });
   }
   function applyStep(st) {
     for (const s of recorderSettings) { rec[s.opt] = st.rec[s.opt] !== undefined ? st.rec[s.opt] : s.def; refreshRecorder(s); }
     selectProfile(st.profile, false);
-    $("results").scrollIntoView({ behavior: "smooth" });
   }
 
   // ---- what would you buy: capacity over the built-in devices ----
