@@ -162,6 +162,13 @@ double HostCache::dirty_at(double now) {
   return queued_bytes_ + inflight_bytes_;
 }
 
+double HostCache::dirty_scheduled(double now) const {
+  double done = 0;
+  for (const auto& w : inflight_)
+    if (w.end <= now) done += static_cast<double>(w.bytes);
+  return queued_bytes_ + inflight_bytes_ - done;
+}
+
 double HostCache::write(FileId file, uint64_t offset, uint64_t bytes, double now) {
   pump(now);
   double t = journal_wait(now);

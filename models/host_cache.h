@@ -46,6 +46,10 @@ class HostCache {
   double drain(double now);
   // Dirty bytes not yet on the device at time `now`.
   double dirty_at(double now);
+  // The same without starting any writeback (no side effects): bytes whose
+  // writeback the model has not finished by `now`, as far as it has
+  // scheduled. For plots sampled during a run (web/), which must not change it.
+  double dirty_scheduled(double now) const;
   double memory_rate() const { return memory_; }
   double chunk_bytes() const { return chunk_; }
 

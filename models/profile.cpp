@@ -217,12 +217,21 @@ const std::vector<Builtin>& builtins() {
 Result<Profile> parse_text_at(std::string_view text, std::string_view origin, const fs::path& base, int depth) {
   if (Status st = check_text(text, origin, kProfileLimits); !st.ok()) return st;
   toml::table t;
+  auto malformed = [&](const toml::parse_error& e) {
+    return Result<Profile>::error(fmt::format("{}:{}: malformed TOML: {}", origin, e.source().begin.line,
+                                              e.description()));
+  };
+#if TOML_EXCEPTIONS
   try {
     t = toml::parse(text, std::string(origin));
   } catch (const toml::parse_error& e) {
-    return Result<Profile>::error(fmt::format("{}:{}: malformed TOML: {}", origin, e.source().begin.line,
-                                              e.description()));
+    return malformed(e);
   }
+#else  // the WebAssembly build (web/) has no exceptions: toml++ returns the error
+  toml::parse_result parsed = toml::parse(text, std::string(origin));
+  if (!parsed) return malformed(parsed.error());
+  t = std::move(parsed).table();
+#endif
   return parse_table(t, origin, base, depth);
 }
 
