@@ -51,8 +51,8 @@ command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 start=$SECONDS
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/toolchain-$arch.cmake" \
       "${launcher[@]}" >/dev/null
-# The binary, the unit tests and the man pages; benchmarks and FUSE helpers are not needed.
-cmake --build "$build" -j2 --target streamdisk sd_unit_tests sd_man
+# The binary, the unit tests, the man pages and the CLI tests' trace synthesizer; no benchmarks.
+cmake --build "$build" -j2 --target streamdisk sd_unit_tests sd_man sd_synth_traces
 echo "tests/cross.sh: $arch build took $((SECONDS - start)) s" >&2
 
 start=$SECONDS
