@@ -5,8 +5,9 @@
 # the multiarch -dev packages), builds in build-ARCH with cmake/toolchain-ARCH.cmake,
 # runs the unit tests and the command-line tests that need no FUSE (each binary
 # through qemu-ARCH-static), and makes build-ARCH/streamdisk_*_ARCH.deb.
-# "quick" runs only the test past 4 GiB and the CLI version, package and completion tests
-# (what CI runs; docs/install.md gives the times).
+# "quick" runs only the test past 4 GiB and the CLI version, package and completion tests.
+# Not part of ./run.sh test: the cross build alone costs about a native build
+# (docs/install.md gives the times measured).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 arch=${1:-}
