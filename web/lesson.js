@@ -304,9 +304,9 @@
     },
     {
       title: "4. The average is not enough (stalls against the buffer)",
-      profile: "rpi4-buster-ultrafit-exfat", rec: { channels: "18", sample_rate: "48k", sample_bits: "16", format: "w64", buffer: "2MiB", block: "1MiB", duration: "20min" },
+      profile: "rpi4-buster-ultrafit-exfat", rec: { channels: "18", sample_rate: "48k", sample_bits: "16", format: "w64", buffer: "2MiB", block: "1MiB", duration: "20min", seed: "8" },
       question: "A Raspberry Pi records 18 channels (1.7 MB/s) to a USB stick that dd rates at 5.9 MB/s. The average is three times what is needed: are there overruns? Raise the ring buffer step by step: which size survives?",
-      look: "The green ring fills to the top at a stall of the stick (red mark), though the average rate is ample. A buffer must cover the longest pause, not the average rate. Try other stall seeds: it is a matter of chance, and 'What would you buy?' below counts the chances.",
+      look: "With stall seed 8 the green ring fills to the top at a stall of the stick (red mark), though the average rate is ample; with most seeds the 20 minutes go through. A buffer must cover the longest pause, not the average rate. Try other stall seeds: it is a matter of chance, and 'What would you buy?' below counts the chances.",
     },
   ];
   function buildSteps() {

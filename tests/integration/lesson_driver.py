@@ -131,9 +131,9 @@ def compare_with_cli(streamdisk, st, label):
     if st["answer"].get("error"):
         fail(f"{label}: the page reports an error: {st['answer']['error']}")
         return
-    cli = subprocess.run([streamdisk] + st["args"] + ["--json"], capture_output=True, text=True, timeout=300)
+    cli = subprocess.run([streamdisk] + st["args"] + ["--json", "--no-spread"], capture_output=True, text=True, timeout=300)
     if cli.returncode != 0:
-        fail(f"{label}: streamdisk {' '.join(st['args'])} --json: exit {cli.returncode}: {cli.stderr.strip()}")
+        fail(f"{label}: streamdisk {' '.join(st['args'])} --json --no-spread: exit {cli.returncode}: {cli.stderr.strip()}")
         return
     want, got = json.loads(cli.stdout), st["answer"]["result"]
     # Every key simulate prints, identical: one model, not an imitation.

@@ -84,7 +84,7 @@ TEST_CASE("a bad range is one message naming the parameter and the fix", "[profi
   }
 }
 
-TEST_CASE("--set pins a parameter: its range is gone", "[profiles][ranges]") {
+TEST_CASE("a parameter pinned with --set has no range", "[profiles][ranges]") {
   auto p = load_profile("rpi4-buster-ultrafit-exfat", {"filesystem.stall_duration_ms=900"});
   REQUIRE(p.ok());
   CHECK_FALSE(p->params(Layer::Filesystem).entry("stall_duration_ms").range.has_value());
