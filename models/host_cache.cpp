@@ -27,11 +27,6 @@ double HostCache::slot_time(double bytes) const {
   return inflight_.back().end;
 }
 
-bool HostCache::may_write_back(double t) const {
-  if (background_ <= 0 || draining_ || queued_bytes_ >= background_) return true;
-  return !queued_.empty() && queued_.front().ready + expire_ <= t;
-}
-
 double HostCache::earliest_write_back() const {
   if (draining_) return background_ > 0 ? drain_from_ : 0;
   if (background_ <= 0 || queued_bytes_ >= background_ || queued_.empty()) return 0;
@@ -120,7 +115,7 @@ void HostCache::pump(double until) {
     if (queued_.empty()) break;
     const Extent& head = queued_.front();
     double start = std::max({head.ready, slot_time(chunk_), earliest_write_back()});
-    if (start > until || !may_write_back(start)) break;
+    if (start > until) break;
     commit_until(start);
     // The file with the oldest dirty data goes next, in offset order (the
     // head is dirty by `start`, so one of its extents qualifies).

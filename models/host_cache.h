@@ -83,9 +83,10 @@ class HostCache {
   double limit_, memory_, chunk_, queue_, background_, expire_;
   bool draining_ = false;  // fsync: everything goes down now (from drain_from_ on)
   double drain_from_ = 0;
-  // When writeback may start a chunk at `t`: over the background level, old data, or draining.
-  bool may_write_back(double t) const;
-  double earliest_write_back() const;  // the next time may_write_back can turn true by age
+  // The earliest time writeback may start a chunk: at once when over the
+  // background level (or without one), when the oldest dirty data expires
+  // otherwise, from the fsync's time when draining.
+  double earliest_write_back() const;
   // Journal commits: the next one's time (when a transaction is open), and
   // the windows [start, done) during which writers wait.
   double journal_s_;
