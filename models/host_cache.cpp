@@ -1,6 +1,7 @@
 #include "models/host_cache.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace sd {
@@ -14,7 +15,11 @@ HostCache::HostCache(const LayerParams& p, FsLayer& fs, const FileTable& files)
       queue_(std::max(p.get("writeback_queue_bytes"), p.get("writeback_chunk_bytes"))),
       background_(p.get("dirty_background_bytes")),
       expire_(p.get("dirty_expire_ms") * 1e-3),
-      journal_s_(fs.journal_commit_s()) {}
+      interval_(p.get("writeback_interval_ms") * 1e-3),
+      journal_s_(fs.journal_commit_s()) {
+  // Linux halves a background level at or above the dirty limit.
+  if (limit_ > 0 && background_ >= limit_) background_ = limit_ / 2;
+}
 
 double HostCache::slot_time(double bytes) const {
   // Requests finish in order: room comes when enough of the oldest ones ended.
@@ -27,10 +32,34 @@ double HostCache::slot_time(double bytes) const {
   return inflight_.back().end;
 }
 
-double HostCache::earliest_write_back() const {
-  if (draining_) return background_ > 0 ? drain_from_ : 0;
-  if (background_ <= 0 || queued_bytes_ >= background_ || queued_.empty()) return 0;
-  return queued_.front().ready + expire_;
+double HostCache::tick(double t) const {
+  return interval_ > 0 ? std::ceil(t / interval_ - 1e-9) * interval_ : t;
+}
+
+double HostCache::oldest_ready(const FileQueue& fq) const {
+  for (uint64_t id : fq.ids)
+    if (id >= base_ && queued_[id - base_].live) return queued_[id - base_].ready;
+  return std::numeric_limits<double>::infinity();
+}
+
+bool HostCache::next_chunk(double& start, FileId& file) const {
+  if (queued_.empty()) return false;
+  double slot = slot_time(chunk_);
+  if (draining_ || background_ <= 0 || queued_bytes_ >= background_) {
+    const Extent& head = queued_.front();
+    file = head.file;
+    start = std::max({head.ready, slot, draining_ && background_ > 0 ? drain_from_ : 0.0});
+    return true;
+  }
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& [f, fq] : by_file_) {
+    if (fq.bytes <= 0) continue;
+    double due = std::max(tick(fq.since + expire_), oldest_ready(fq));
+    if (due < best) best = due, file = f;
+  }
+  if (best == std::numeric_limits<double>::infinity()) return false;
+  start = std::max(best, slot);
+  return true;
 }
 
 void HostCache::commit_until(double t) {
@@ -113,13 +142,11 @@ void HostCache::pump(double until) {
   while (true) {
     drop_dead();
     if (queued_.empty()) break;
-    const Extent& head = queued_.front();
-    double start = std::max({head.ready, slot_time(chunk_), earliest_write_back()});
-    if (start > until) break;
+    double start;
+    FileId file;
+    if (!next_chunk(start, file) || start > until) break;
     commit_until(start);
-    // The file with the oldest dirty data goes next, in offset order (the
-    // head is dirty by `start`, so one of its extents qualifies).
-    FileId file = head.file;
+    // That file goes down in offset order (one of its extents is dirty by `start`).
     FileQueue& fq = queue_of(file);
     auto limit = static_cast<uint64_t>(chunk_);
     size_t k = first_extent(fq, start);
@@ -134,6 +161,7 @@ void HostCache::pump(double until) {
       k = continuation(fq, k, offset + bytes, start);
     }
     fq.next = offset + bytes;
+    fq.bytes -= static_cast<double>(bytes);
     queued_bytes_ -= static_cast<double>(bytes);
     double end = fs_.write(file, offset, bytes, start, files_.used_bytes());
     inflight_.push_back({end, bytes});
@@ -147,8 +175,9 @@ void HostCache::pump(double until) {
 double HostCache::next_event() const {
   double t = std::numeric_limits<double>::infinity();
   if (!inflight_.empty()) t = inflight_.front().end;
-  if (!queued_.empty())
-    t = std::min(t, std::max({queued_.front().ready, slot_time(chunk_), earliest_write_back()}));
+  double start;
+  FileId file;
+  if (next_chunk(start, file)) t = std::min(t, start);
   return t;
 }
 
@@ -179,13 +208,16 @@ double HostCache::write(FileId file, uint64_t offset, uint64_t bytes, double now
   }
   t += b / memory_;
   // Pages become dirty as they are copied; one extent per call keeps this cheap.
+  FileQueue& fq = queue_of(file);
+  if (fq.bytes <= 0) fq.since = now;
+  fq.bytes += b;
   Extent* last = queued_.empty() ? nullptr : &queued_.back();
   if (last && last->live && last->file == file && last->offset + last->bytes == offset && last->ready >= now &&
       last->bytes + bytes <= static_cast<uint64_t>(chunk_)) {
     last->bytes += bytes, last->ready = t;
   } else {
     queued_.push_back({file, offset, bytes, t, true});
-    queue_of(file).ids.push_back(base_ + queued_.size() - 1);
+    fq.ids.push_back(base_ + queued_.size() - 1);
   }
   queued_bytes_ += b;
   return t;

@@ -80,13 +80,17 @@ class HostCache {
 
   FsLayer& fs_;
   const FileTable& files_;
-  double limit_, memory_, chunk_, queue_, background_, expire_;
+  double limit_, memory_, chunk_, queue_, background_, expire_, interval_;
   bool draining_ = false;  // fsync: everything goes down now (from drain_from_ on)
   double drain_from_ = 0;
-  // The earliest time writeback may start a chunk: at once when over the
-  // background level (or without one), when the oldest dirty data expires
-  // otherwise, from the fsync's time when draining.
-  double earliest_write_back() const;
+  // When writeback may start its next chunk and from which file (false if
+  // nothing is dirty). Over the background level (or without one) and when
+  // draining: the file with the oldest dirty data, as soon as it is dirty and
+  // the queue has room. Below it: a file whose dirty data has aged past
+  // dirty_expire_ms goes down whole, at the flusher's next periodic wake-up,
+  // until it is clean (Linux's kupdate writeback, per inode).
+  bool next_chunk(double& start, FileId& file) const;
+  double tick(double t) const;  // the flusher's next wake-up at or after t
   // Journal commits: the next one's time (when a transaction is open), and
   // the windows [start, done) during which writers wait.
   double journal_s_;
@@ -103,11 +107,15 @@ class HostCache {
   struct FileQueue {
     std::deque<uint64_t> ids;
     uint64_t next = 0;
+    double bytes = 0;  // dirty, not yet sent down
+    double since = 0;  // when it last went from clean to dirty (the inode's dirtied_when)
   };
   std::unordered_map<FileId, FileQueue> by_file_;  // entries stay (references remain valid)
   FileQueue& queue_of(FileId f);
   FileId last_file_ = 0;
   FileQueue* last_queue_ = nullptr;
+  // The ready time of `fq`'s oldest live extent (infinity if none).
+  double oldest_ready(const FileQueue& fq) const;
   // The extent of `fq` that writeback takes first at `start`; ids.size() if none.
   size_t first_extent(FileQueue& fq, double start);
   // An extent of `fq` that continues at `offset` and is dirty by `start`, after position `after`.

@@ -58,7 +58,11 @@ const ParamSpec kTable[] = {
      "0 = writeback starts as soon as the device is free."},
     {Layer::Host, "dirty_expire_ms", Unit::Milliseconds, 30000.0, 0, 1e9,
      "Age at which dirty data is written back even below dirty_background_bytes (Linux: "
-     "vm.dirty_expire_centisecs, 30 s by default)."},
+     "vm.dirty_expire_centisecs, 30 s by default). A file whose dirty data expired goes down whole, "
+     "until it is clean (Linux writes back an expired inode, not only its expired pages)."},
+    {Layer::Host, "writeback_interval_ms", Unit::Milliseconds, 5000.0, 0, 1e9,
+     "How often the flusher wakes to write back expired data below dirty_background_bytes (Linux: "
+     "vm.dirty_writeback_centisecs, 5 s by default). 0 = as soon as data expires."},
     {Layer::Host, "writeback_queue_bytes", Unit::Bytes, 0.0, 0, 1e12,
      "Writeback data the block layer holds submitted to the device at once (its request queue, as "
      "writeback throttling leaves it). A journal commit waits for all of it (filesystem "

@@ -339,6 +339,42 @@ TEST_CASE("host: below the background level dirty data waits, then goes down in 
   CHECK(f.done == Approx(31.11).margin(0.002));
 }
 
+TEST_CASE("host: below the background level an expired file goes down whole at the flusher's wake-up",
+          "[model][host]") {
+  // 1 MB every 0.2 s (5 MB/s) for 60 s into a cache whose background level
+  // (400 MB) is never reached, over a 30 MB/s device. Linux writes nothing
+  // until the file's first dirty data is 30 s old, then, at the flusher's
+  // next 5 s wake-up, the whole file (not only its expired pages), until it
+  // is clean; the next dirty data starts a new 30 s.
+  Profile p = make("sustained_mbps = 30", "",
+                   "dirty_limit_bytes = 800e6\nmemory_mbps = 1000\ndirty_background_bytes = 400e6\n"
+                   "writeback_chunk_bytes = 4194304\ndirty_expire_ms = 30000\nwriteback_interval_ms = 5000");
+  ModelDevice d(p);
+  d.submit({OpKind::Create, 1}, 0);
+  std::vector<double> dirty;  // after each write
+  for (uint64_t i = 0; i < 300; ++i) {
+    double now = 0.2 * static_cast<double>(i) + 0.1;
+    d.submit({OpKind::Write, 1, i * 1000000, 1000000}, now);
+    dirty.push_back(d.state(now + 0.01).dirty_bytes);
+  }
+  // Nothing goes down before the wake-up at 35 s (first dirty at 0.1 s + 30 s, rounded up to 5 s).
+  CHECK(dirty[170] == Approx(171e6));  // t = 34.1 s
+  // By 43 s the 175 MB dirty at 35 s and what came since are down (30 MB/s
+  // against 5 MB/s arriving: 7 s), so about a chunk is dirty; at 39 s
+  // about 175 + 20 - 120 MB still were.
+  CHECK(dirty[195] > 60e6);             // t = 39.1 s
+  CHECK(dirty[215] < 2 * 4194304.0);  // t = 43.1 s: a chunk in flight and what came meanwhile
+  // The file went clean, so the next data waits for its own 30 s again.
+  CHECK(dirty[295] > 60e6);  // t = 59.1 s
+  // A background level at or above the hard limit counts as half of it (Linux).
+  Profile h = make("sustained_mbps = 30", "",
+                   "dirty_limit_bytes = 20e6\nmemory_mbps = 1000\ndirty_background_bytes = 40e6");
+  ModelDevice e(h);
+  e.submit({OpKind::Create, 1}, 0);
+  for (uint64_t i = 0; i < 15; ++i) e.submit({OpKind::Write, 1, i * 1000000, 1000000}, 0.01 * static_cast<double>(i));
+  CHECK(e.state(0.5).dirty_bytes < 11e6);  // over 10 MB (half of 20) writeback starts at once
+}
+
 TEST_CASE("host: writeback goes per file in offset order, not in the order writes were issued",
           "[model][host]") {
   // A one-file-per-channel recorder: 8 files, 64 KiB to each in turn, 16
