@@ -29,6 +29,8 @@ struct CharArgs {
 
 std::string value_text(const FoundParam& f) {
   if (f.unit == "bytes") return format_size(f.value);
+  // Whole numbers as they are (30000 ms, not 3e+04); others to 4 digits.
+  if (f.value == std::floor(f.value) && std::fabs(f.value) < 1e9) return fmt::format("{:.0f}", f.value);
   return fmt::format("{:.4g}", f.value);
 }
 

@@ -17,19 +17,25 @@
 # Example: tests/rig/truth.sh stalls 4MiB --lo 2 --hi 16 --repeats 3 --out bench/rig_truth
 # Prints one JSON summary line (also appended to OUT/summary.jsonl); each run's refrec
 # JSON goes to OUT/runs.jsonl. KEY=VALUE pairs are passed to rig.sh up.
+#
+# Frequencies instead of a bisection: --rates "6 8 10" runs --repeats recordings at
+# each rate, overrun or not, and prints one JSON line per rate (runs, overran, the
+# Clopper-Pearson 95 % interval of P(>=1 overrun)); bench/rig_compare.py holds
+# runs.jsonl against the model's probabilities.
+# Example: tests/rig/truth.sh fuse 4MiB --rates "6 9 12" --repeats 4 --out /tmp/freq
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 case "${1:-}" in -h|--help|help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; exit 0 ;; esac
 die() { echo "truth.sh: $*" >&2; exit 2; }
 [ $# -ge 2 ] || die "usage: truth.sh RIG BUFFER [--lo MB/s] [--hi MB/s] [--repeats N] [--duration 60s] [--block 256KiB] [--tol 0.025] [--out DIR]"
 rig=$1 buffer=$2; shift 2
-lo=1 hi=32 repeats=3 duration=60s block=256KiB tol=0.025 out=. rigdir=/tmp/truth-$rig-$buffer-$$
+lo=1 hi=32 repeats=3 duration=60s block=256KiB tol=0.025 out=. rigdir=/tmp/truth-$rig-$buffer-$$ rates=
 overrides=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --lo) lo=$2; shift 2 ;; --hi) hi=$2; shift 2 ;; --repeats) repeats=$2; shift 2 ;;
     --duration) duration=$2; shift 2 ;; --block) block=$2; shift 2 ;; --tol) tol=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;; --dir) rigdir=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;; --dir) rigdir=$2; shift 2 ;; --rates) rates=$2; shift 2 ;;
     *=*) overrides+=("$1"); shift ;;
     *) die "unknown argument '$1': see the usage in $0" ;;
   esac
@@ -59,6 +65,30 @@ run() {
     || { echo "truth.sh: refrec failed: $res" >&2; exit 1; }
   ov=$(echo "$res" | jq -r '.overruns')
 }
+if [ -n "$rates" ]; then
+  for rate in $rates; do
+    [[ $rate =~ ^[0-9]*[.]?[0-9]+$ ]] && awk -v r="$rate" 'BEGIN { exit !(r > 0) }' || die "--rates: '$rate' is not a rate in MB/s (e.g. --rates \"6 8 10\")"
+  done
+  for rate in $rates; do
+    k=0
+    for ((i = 1; i <= repeats; i++)); do
+      run "$rate" "$i"
+      echo "truth.sh: $rig $buffer ${rate} MB/s run $i: $ov overrun(s)" >&2
+      [ "$ov" = 0 ] || k=$((k + 1))
+    done
+    # Clopper-Pearson 95 % bounds by bisection on the binomial tail (awk: no scipy needed).
+    jq -cn --arg rig "$rig" --arg buffer "$buffer" --arg d "$duration" --argjson rate "$rate" \
+      --argjson n "$repeats" --argjson k "$k" \
+      --argjson b "$(awk -v n="$repeats" -v k="$k" '
+        function tail_ge(p, n, k,   i, c, s) { s = 0; c = 1; for (i = 0; i <= n; i++) { if (i >= k) s += c * p^i * (1-p)^(n-i); c = c * (n - i) / (i + 1) } return s }
+        function lower(n, k,   a, b, m, j) { if (k == 0) return 0; a = 0; b = 1; for (j = 0; j < 60; j++) { m = (a+b)/2; if (tail_ge(m, n, k) < 0.025) a = m; else b = m } return a }
+        function upper(n, k,   a, b, m, j) { if (k == n) return 1; a = 0; b = 1; for (j = 0; j < 60; j++) { m = (a+b)/2; if (1 - tail_ge(m, n, k + 1) < 0.025) b = m; else a = m } return b }
+        BEGIN { printf "[%.4f,%.4f]", lower(n, k), upper(n, k) }')" \
+      '{rig: $rig, buffer: $buffer, duration: $d, rate_MBps: $rate, runs: $n, overran: $k,
+        p_overrun: ($k / $n), p_overrun_95pct: $b}' | tee -a "$out/frequencies.jsonl"
+  done
+  exit 0
+fi
 # probe RATE: v=unsafe at the first overrun, v=safe after $repeats clean runs.
 declare -A seen
 probe() {

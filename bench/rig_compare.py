@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Holds streamdisk's overrun probabilities against the reference recorder's runs.
+
+The truth table (bench/rig_truth.sh) says where the recorder stopped being clean in
+2-3 runs in a row; capacity's criterion is P(>=1 overrun in the recording) < 5 %.
+Those are different points. This compares like with like: for every rate at which the
+recorder ran on a rig (runs.jsonl from bench/rig_truth.sh truth), the model's
+P(>=1 overrun) at that rate from the rig's characterized profile (predict-RIG.toml),
+estimated from --seeds simulated recordings, against the recorder's observed count.
+
+Per rig and buffer it prints each rate (runs, overran, model P) and a calibration
+line: expected overruns (sum of the model's P over the runs) against observed, with
+the probability of a count at least that far from the expectation if the model were
+right (Poisson-binomial, exact). A small value (< 0.05) says the model's
+probabilities do not fit the runs.
+
+Usage (from the repository root, after building; no root needed, no rig is run):
+  bench/rig_compare.py --runs bench/rig_truth.out/runs.jsonl --profiles bench/rig_truth.characterize
+  bench/rig_compare.py --runs DIR/runs.jsonl --profiles DIR --seeds 100 --json
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+
+
+def die(msg):
+    print(f"rig_compare.py: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def size_name(b):
+    return f"{b // 1048576}MiB" if b % 1048576 == 0 else f"{b}B"
+
+
+def model_p(streamdisk, profile, rate, buffer, block, duration, seeds):
+    """P(>=1 overrun) over `seeds` simulated recordings (seeds 1..N)."""
+    over = 0
+    for seed in range(1, seeds + 1):
+        cmd = [streamdisk, "simulate", "-p", profile, "-r", f"{rate:.0f}", "-c", "1", "-b", "8", "-f", "raw",
+               "--buffer", str(buffer), "--block", str(block), "-d", f"{duration}s", "--no-spread",
+               "--seed", str(seed), "--json"]
+        out = subprocess.run(cmd, capture_output=True, text=True)
+        if out.returncode != 0:
+            die(f"{' '.join(cmd)} failed: {out.stderr.strip()}")
+        if json.loads(out.stdout)["overrun_events"] > 0:
+            over += 1
+    return over / seeds
+
+
+def poisson_binomial(ps):
+    """Distribution of the number of successes of independent trials with probabilities ps."""
+    dist = [1.0]
+    for p in ps:
+        nxt = [0.0] * (len(dist) + 1)
+        for k, q in enumerate(dist):
+            nxt[k] += q * (1 - p)
+            nxt[k + 1] += q * p
+        dist = nxt
+    return dist
+
+
+def two_sided(dist, observed):
+    """P(a count at least as unlikely as `observed`)."""
+    p_obs = dist[observed]
+    return min(1.0, sum(q for q in dist if q <= p_obs * (1 + 1e-9)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 epilog="Example: bench/rig_compare.py --runs bench/rig_truth.out/runs.jsonl "
+                                        "--profiles bench/rig_truth.characterize")
+    ap.add_argument("--runs", required=True, help="runs.jsonl written by bench/rig_truth.sh truth")
+    ap.add_argument("--profiles", required=True, help="folder with predict-RIG.toml (bench/rig_truth.sh predict)")
+    ap.add_argument("--seeds", type=int, default=60, help="simulated recordings per rate (default 60)")
+    ap.add_argument("--streamdisk", default=os.environ.get("STREAMDISK", "build/cli/streamdisk"))
+    ap.add_argument("--json", action="store_true", help="one JSON object per rig and buffer")
+    a = ap.parse_args()
+    if not os.access(a.streamdisk, os.X_OK):
+        die(f"{a.streamdisk} not found: build first (see README) or set STREAMDISK")
+    if a.seeds < 1:
+        die("--seeds must be at least 1")
+    try:
+        runs = [json.loads(line) for line in open(a.runs) if line.strip()]
+    except (OSError, json.JSONDecodeError) as e:
+        die(f"cannot read {a.runs}: {e}: give the runs.jsonl of a bench/rig_truth.sh truth run")
+
+    groups = defaultdict(lambda: defaultdict(list))  # (rig, buffer, block, duration) -> rate -> [overran]
+    for r in runs:
+        key = (r["rig"], r["buffer_bytes"], r["block_bytes"], r["duration_s"])
+        groups[key][r["rate_Bps"]].append(r["overruns"] > 0)
+
+    jobs = {}
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        for key, rates in groups.items():
+            rig, buffer, block, duration = key
+            prof = os.path.join(a.profiles, f"predict-{rig}.toml")
+            if not os.path.exists(prof):
+                continue
+            for rate in rates:
+                jobs[(key, rate)] = pool.submit(model_p, a.streamdisk, prof, rate, buffer, block, duration, a.seeds)
+
+    for key in sorted(groups, key=lambda k: (k[0], k[1])):
+        rig, buffer, block, duration = key
+        if not any(k == key for k, _ in jobs):
+            print(f"{rig} {size_name(buffer)}: no predict-{rig}.toml in {a.profiles}: skipped", file=sys.stderr)
+            continue
+        rows, ps, observed = [], [], 0
+        for rate in sorted(groups[key]):
+            outcomes = groups[key][rate]
+            p = jobs[(key, rate)].result()
+            k = sum(outcomes)
+            rows.append({"rate_MBps": rate / 1e6, "runs": len(outcomes), "overran": k, "model_p": p})
+            ps += [p] * len(outcomes)
+            observed += k
+        dist = poisson_binomial(ps)
+        expected = sum(ps)
+        fit = two_sided(dist, observed)
+        if a.json:
+            print(json.dumps({"rig": rig, "buffer": size_name(buffer), "rows": rows, "runs": len(ps),
+                              "observed_overran": observed, "expected_overran": expected,
+                              "p_value": fit, "seeds": a.seeds}))
+            continue
+        print(f"## {rig}, {size_name(buffer)} ring, {block // 1024} KiB writes, {duration:.0f} s "
+              f"(model: {a.seeds} seeds per rate)")
+        print("| rate MB/s | runs | overran | observed | model P(>=1 overrun) |")
+        print("|---|---|---|---|---|")
+        for row in rows:
+            print(f"| {row['rate_MBps']:.3f} | {row['runs']} | {row['overran']} | "
+                  f"{row['overran'] / row['runs']:.2f} | {row['model_p']:.2f} |")
+        print(f"\nexpected {expected:.1f} overran runs of {len(ps)}, observed {observed}: "
+              f"p = {fit:.3f} ({'consistent' if fit >= 0.05 else 'NOT consistent'} with the model at 5 %)\n")
+
+
+if __name__ == "__main__":
+    main()
