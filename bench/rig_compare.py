@@ -6,7 +6,7 @@ The truth table (bench/rig_truth.sh) says where the recorder stopped being clean
 Those are different points. This compares like with like: for every rate at which the
 recorder ran on a rig (runs.jsonl from bench/rig_truth.sh truth), the model's
 P(>=1 overrun) at that rate from the rig's characterized profile (predict-RIG.toml),
-estimated from --seeds simulated recordings, against the recorder's observed count.
+estimated from --seeds simulated recordings ((k + 1/2) / (n + 1), never exactly 0 or 1), against the recorder's observed count.
 
 Per rig and buffer it prints each rate (runs, overran, model P) and a calibration
 line: expected overruns (sum of the model's P over the runs) against observed, with
@@ -48,7 +48,9 @@ def model_p(streamdisk, profile, rate, buffer, block, duration, seeds):
             die(f"{' '.join(cmd)} failed: {out.stderr.strip()}")
         if json.loads(out.stdout)["overrun_events"] > 0:
             over += 1
-    return over / seeds
+    # (k + 1/2) / (n + 1): a model that never overran in n seeds says P < ~3/n, not P = 0,
+    # and a run that overran where the estimate is 0 must not make the fit impossible.
+    return (over + 0.5) / (seeds + 1)
 
 
 def poisson_binomial(ps):

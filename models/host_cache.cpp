@@ -4,9 +4,15 @@
 #include <cmath>
 #include <limits>
 
+#include "models/rng.h"
+
 namespace sd {
 
-HostCache::HostCache(const LayerParams& p, FsLayer& fs, const FileTable& files)
+namespace {
+constexpr uint64_t kTimerStream = 100;  // apart from the stall processes' streams (0..3)
+}  // namespace
+
+HostCache::HostCache(const LayerParams& p, FsLayer& fs, const FileTable& files, uint64_t seed, bool random_phases)
     : fs_(fs),
       files_(files),
       limit_(p.get("dirty_limit_bytes")),
@@ -19,6 +25,18 @@ HostCache::HostCache(const LayerParams& p, FsLayer& fs, const FileTable& files)
       journal_s_(fs.journal_commit_s()) {
   // Linux halves a background level at or above the dirty limit.
   if (limit_ > 0 && background_ >= limit_) background_ = limit_ / 2;
+  if (random_phases) {
+    SplitMix64 rng = SplitMix64::seeded(seed, kTimerStream);
+    wb_phase_ = interval_ * rng.uniform();
+    first_commit_ = journal_s_ * rng.uniform();
+  }
+}
+
+bool HostCache::has_random_phases(const LayerParams& host, const LayerParams& fs) {
+  if (host.get("dirty_limit_bytes") <= 0) return false;
+  bool flusher = host.get("dirty_background_bytes") > 0 && host.get("writeback_interval_ms") > 0;
+  bool journal = fs.get("journal_commit_ms") > 0 && fs.get("userspace") == 0;  // as FsLayer::journal_commit_s
+  return flusher || journal;
 }
 
 double HostCache::slot_time(double bytes) const {
@@ -33,7 +51,7 @@ double HostCache::slot_time(double bytes) const {
 }
 
 double HostCache::tick(double t) const {
-  return interval_ > 0 ? std::ceil(t / interval_ - 1e-9) * interval_ : t;
+  return interval_ > 0 ? wb_phase_ + std::ceil((t - wb_phase_) / interval_ - 1e-9) * interval_ : t;
 }
 
 double HostCache::oldest_ready(const FileQueue& fq) const {
@@ -80,7 +98,11 @@ double HostCache::journal_wait(double now) {
   while (!commits_.empty() && commits_.front().done <= t) commits_.pop_front();
   for (const Commit& c : commits_)
     if (c.start <= t && t < c.done) t = c.done;
-  if (!txn_open_) txn_open_ = true, next_commit_ = now + journal_s_;
+  if (!txn_open_) {
+    txn_open_ = true;
+    next_commit_ = now + (first_commit_ >= 0 ? first_commit_ : journal_s_);
+    first_commit_ = -1;
+  }
   return t;
 }
 

@@ -36,7 +36,14 @@ namespace sd {
 
 class HostCache {
  public:
-  HostCache(const LayerParams& p, FsLayer& fs, const FileTable& files);
+  // `seed` draws the phases of the kernel's timers (the flusher's periodic
+  // wake-up, the journal's first commit) relative to the recording's start:
+  // Linux's timers run whatever the recorder does, so their phase is random.
+  // Without `random_phases` both start at 0 (analytic helpers, tests).
+  HostCache(const LayerParams& p, FsLayer& fs, const FileTable& files, uint64_t seed = 1, bool random_phases = false);
+  // True if the host layer has timers whose phase the seed draws (so seeds
+  // matter even without random stalls).
+  static bool has_random_phases(const LayerParams& host, const LayerParams& fs);
 
   bool enabled() const { return limit_ > 0; }
   // A buffered write of `bytes` issued at `now` (after the syscall cost);
@@ -81,6 +88,8 @@ class HostCache {
   FsLayer& fs_;
   const FileTable& files_;
   double limit_, memory_, chunk_, queue_, background_, expire_, interval_;
+  double wb_phase_ = 0;         // the flusher wakes at wb_phase_ + k * interval_
+  double first_commit_ = -1;    // delay of the first transaction's commit (< 0: journal_s_)
   bool draining_ = false;  // fsync: everything goes down now (from drain_from_ on)
   double drain_from_ = 0;
   // When writeback may start its next chunk and from which file (false if

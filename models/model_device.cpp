@@ -14,7 +14,8 @@ ModelDevice::ModelDevice(const Profile& profile, ModelOptions opt)
              opt.prefill_bytes),
       device_(device_params(profile, opt), opt.seed),
       fs_(profile.params(Layer::Filesystem), device_, opt.seed),
-      host_(profile.params(Layer::Host), fs_, files_) {
+      host_(profile.params(Layer::Host), fs_, files_, opt.seed,
+            opt.stalls && HostCache::has_random_phases(profile.params(Layer::Host), profile.params(Layer::Filesystem))) {
   if (!opt.stalls) {
     device_.disable_stalls();
     fs_.disable_stalls();

@@ -1,5 +1,7 @@
 #include "sim/capacity.h"
 
+#include "models/host_cache.h"
+
 #include <fmt/format.h>
 
 #include "models/units.h"
@@ -252,7 +254,8 @@ bool has_stalls(const Profile& p) {
     const LayerParams& lp = p.params(l);
     if (StallProcess(lp, 0).enabled()) return true;
   }
-  return false;
+  // The kernel's timers (flusher, journal commits) have a random phase too.
+  return HostCache::has_random_phases(p.params(Layer::Host), p.params(Layer::Filesystem));
 }
 
 Status check_criterion(const CapacityCriterion& c) {

@@ -106,7 +106,8 @@ struct CapacityResult {
   unsigned threads = 1;
 };
 
-// True if any layer of the profile has random stalls (seeds matter).
+// True if seeds matter: any layer has random stalls, or the host layer has
+// kernel timers whose phase each seed draws (HostCache).
 bool has_stalls(const Profile& p);
 
 // The criterion in words, for tables and JSON: "P(>=1 overrun in 1 h 30 min) < 5 %".

@@ -1,4 +1,5 @@
 // Each model layer in isolation, in virtual time.
+#include <set>
 #include <cerrno>
 #include <cmath>
 
@@ -311,7 +312,8 @@ TEST_CASE("host: below the background level dirty data waits, then goes down in 
   // and 4 MiB chunks over a 100 MB/s device.
   Profile p = make("sustained_mbps = 100", "",
                    "dirty_limit_bytes = 100e6\nmemory_mbps = 1000\ndirty_background_bytes = 8e6\n"
-                   "writeback_chunk_bytes = 4194304\ndirty_expire_ms = 30000");
+                   "writeback_chunk_bytes = 4194304\ndirty_expire_ms = 30000\n"
+                   "writeback_interval_ms = 0");  // expired data goes at once (no flusher period, no phase)
   ModelDevice d(p);
   d.submit({OpKind::Create, 1}, 0);
   double max_dirty = 0, min_dirty_late = 1e18;
@@ -349,7 +351,9 @@ TEST_CASE("host: below the background level an expired file goes down whole at t
   Profile p = make("sustained_mbps = 30", "",
                    "dirty_limit_bytes = 800e6\nmemory_mbps = 1000\ndirty_background_bytes = 400e6\n"
                    "writeback_chunk_bytes = 4194304\ndirty_expire_ms = 30000\nwriteback_interval_ms = 5000");
-  ModelDevice d(p);
+  ModelOptions fixed;
+  fixed.stalls = false;  // the flusher's timer at phase 0 (seeds draw it otherwise, see below)
+  ModelDevice d(p, fixed);
   d.submit({OpKind::Create, 1}, 0);
   std::vector<double> dirty;  // after each write
   for (uint64_t i = 0; i < 300; ++i) {
@@ -373,6 +377,28 @@ TEST_CASE("host: below the background level an expired file goes down whole at t
   e.submit({OpKind::Create, 1}, 0);
   for (uint64_t i = 0; i < 15; ++i) e.submit({OpKind::Write, 1, i * 1000000, 1000000}, 0.01 * static_cast<double>(i));
   CHECK(e.state(0.5).dirty_bytes < 11e6);  // over 10 MB (half of 20) writeback starts at once
+}
+
+TEST_CASE("host: each seed draws the phase of the kernel's flusher timer", "[model][host]") {
+  // The flusher wakes every 5 s whatever the recorder does, so the first
+  // expired write-back lands anywhere in the 5 s after the data expired.
+  Profile p = make("sustained_mbps = 30", "",
+                   "dirty_limit_bytes = 800e6\nmemory_mbps = 1000\ndirty_background_bytes = 400e6\n"
+                   "dirty_expire_ms = 30000\nwriteback_interval_ms = 5000");
+  std::set<int> starts;  // in 0.25 s steps
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    ModelOptions mo;
+    mo.seed = seed;
+    ModelDevice d(p, mo);
+    d.submit({OpKind::Create, 1}, 0);
+    d.submit({OpKind::Write, 1, 0, 1000000}, 0);
+    double t = 29.75;
+    while (t < 36 && d.state(t).dirty_bytes > 0) t += 0.25;
+    CHECK(t >= 30.0);
+    CHECK(t <= 35.25);
+    starts.insert(static_cast<int>(t * 4));
+  }
+  CHECK(starts.size() >= 8);  // spread over the 5 s, not one fixed time
 }
 
 TEST_CASE("host: writeback goes per file in offset order, not in the order writes were issued",
