@@ -56,7 +56,9 @@
     { opt: "buffer", flag: "--buffer", label: "Ring buffer", values: pow2(14, 32), def: "1MiB" },
     { opt: "block", flag: "--block", label: "Block written at a time", values: [""].concat(pow2(9, 30)), def: "", none: "half the buffer" },
     { opt: "duration", flag: "-d", label: "Duration", values: ["10s", "30s", "1min", "2min", "5min", "10min", "20min", "30min", "1h", "1.5h", "2h", "4h", "8h"], def: "20min" },
-    { opt: "fill", flag: "--fill", label: "Device already full", values: ["", "10%", "20%", "30%", "40%", "50%", "60%", "70%", "80%", "85%", "90%", "95%", "98%"], def: "", none: "empty" },
+    // The device's state rather than the recorder's: shown in the device panel.
+    { opt: "fill", flag: "--fill", label: "Device already full", values: ["", "10%", "20%", "30%", "40%", "50%", "60%", "70%", "80%", "85%", "90%", "95%", "98%"], def: "", none: "empty",
+      box: "device-state", note: "before the recording starts (simulate's --fill); the profile's fill knee and floor say how it slows the device" },
     { opt: "seed", flag: "--seed", label: "Stall seed", values: ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10"], def: "1" },
   ];
 
@@ -113,8 +115,8 @@
   }
 
   function buildRecorderSliders() {
-    const box = $("recorder-sliders");
     for (const s of recorderSettings) {
+      const box = $(s.box || "recorder-sliders");
       rec[s.opt] = s.def;
       const div = document.createElement("div");
       div.className = "slider";
@@ -133,6 +135,7 @@
       input.id = "r-" + s.opt;
       input.setAttribute("aria-label", s.label);
       div.appendChild(input);
+      if (s.note) { const n = document.createElement("div"); n.className = "source"; n.textContent = s.note; div.appendChild(n); }
       s.div = div; s.input = input;
       box.appendChild(div);
       refreshRecorder(s);
