@@ -9,6 +9,7 @@
 set -euo pipefail
 BUILD=${1:-build}
 LOADS=${2:-9}
+[[ "$LOADS" =~ ^[1-9][0-9]*$ ]] || { echo "lesson_load.sh: LOADS '$LOADS' must be a whole number of loads, e.g. 9" >&2; exit 2; }
 page=$(realpath "$BUILD/web/streamdisk-lesson.html" 2>/dev/null) || {
   echo "lesson_load.sh: $BUILD/web/streamdisk-lesson.html is missing: build it with ./run.sh lesson" >&2; exit 2; }
 sd=$(realpath "$BUILD/cli/streamdisk")
