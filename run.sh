@@ -11,6 +11,8 @@ packages=(cmake ninja-build g++ pkg-config libfuse3-dev fuse3 libeigen3-dev libt
           jq sndfile-programs libsndfile1-dev clang-14 libclang-rt-14-dev help2man dpkg-dev man-db
           nbdkit libnbd-bin exfat-fuse exfatprogs ntfs-3g e2fsprogs
           lld-14 wasi-libc libc++-14-dev-wasm32 libclang-rt-14-dev-wasm32)
+# The lesson page's second browser, for the tests only (80 MB; tests/integration/lesson_firefox.sh).
+if [ "${1:-demo}" = test ]; then packages+=(firefox-esr); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

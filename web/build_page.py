@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""Inlines the model's WebAssembly (base64), its loader, the page script and
-the style sheet into web/lesson.html: one self-contained HTML file.
+"""Inlines the model's WebAssembly (gzip, then base64: 0.35 of the raw size
+instead of 1.33; the page decompresses it with the browser's
+DecompressionStream), its loader, the page script and the style sheet into
+web/lesson.html: one self-contained HTML file.
 
 usage: build_page.py web/lesson.html build/.../streamdisk_model.wasm OUT.html
 """
 import base64
+import gzip
 import os
 import sys
 
@@ -21,10 +24,11 @@ def main(argv):
             return f.read()
 
     with open(wasm, "rb") as f:
-        blob = base64.b64encode(f.read()).decode("ascii")
+        # mtime=0: the same .wasm gives the same page, byte for byte.
+        blob = base64.b64encode(gzip.compress(f.read(), compresslevel=9, mtime=0)).decode("ascii")
     page = read(os.path.basename(template))
     for marker, text in (("/*LESSON_CSS*/", read("lesson.css")), ("/*MODEL_JS*/", read("model.js")),
-                         ("/*WASM_BASE64*/", blob), ("/*LESSON_JS*/", read("lesson.js"))):
+                         ("/*WASM_GZIP_BASE64*/", blob), ("/*LESSON_JS*/", read("lesson.js"))):
         if page.count(marker) != 1:
             sys.stderr.write(f"build_page.py: {template} must hold {marker} exactly once\n")
             return 2

@@ -56,7 +56,9 @@
     { opt: "buffer", flag: "--buffer", label: "Ring buffer", values: pow2(14, 32), def: "1MiB" },
     { opt: "block", flag: "--block", label: "Block written at a time", values: [""].concat(pow2(9, 30)), def: "", none: "half the buffer" },
     { opt: "duration", flag: "-d", label: "Duration", values: ["10s", "30s", "1min", "2min", "5min", "10min", "20min", "30min", "1h", "1.5h", "2h", "4h", "8h"], def: "20min" },
-    { opt: "fill", flag: "--fill", label: "Device already full", values: ["", "10%", "20%", "30%", "40%", "50%", "60%", "70%", "80%", "85%", "90%", "95%", "98%"], def: "", none: "empty" },
+    // The device's state rather than the recorder's: shown in the device panel.
+    { opt: "fill", flag: "--fill", label: "Device already full", values: ["", "10%", "20%", "30%", "40%", "50%", "60%", "70%", "80%", "85%", "90%", "95%", "98%"], def: "", none: "empty",
+      box: "device-state", note: "before the recording starts (simulate's --fill); the profile's fill knee and floor say how it slows the device" },
     { opt: "seed", flag: "--seed", label: "Stall seed", values: ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10"], def: "1" },
   ];
 
@@ -113,8 +115,8 @@
   }
 
   function buildRecorderSliders() {
-    const box = $("recorder-sliders");
     for (const s of recorderSettings) {
+      const box = $(s.box || "recorder-sliders");
       rec[s.opt] = s.def;
       const div = document.createElement("div");
       div.className = "slider";
@@ -133,6 +135,7 @@
       input.id = "r-" + s.opt;
       input.setAttribute("aria-label", s.label);
       div.appendChild(input);
+      if (s.note) { const n = document.createElement("div"); n.className = "source"; n.textContent = s.note; div.appendChild(n); }
       s.div = div; s.input = input;
       box.appendChild(div);
       refreshRecorder(s);
@@ -178,6 +181,12 @@
     const ms = performance.now() - t0;
     lesson.runs++;
     lesson.lastMs = ms;
+    if (lesson.runs === 1) {
+      timing.simulated = performance.now();
+      timing.first_run_ms = ms;
+      // Drawn: the first task after the frame that shows the result.
+      requestAnimationFrame(() => setTimeout(() => { mark("drawn"); lesson.loaded = true; }, 0));
+    }
     lesson.lastAnswer = ans;
     $("command").textContent = "streamdisk " + cliArgs().map((a) => /^[\w.,:%=+\/-]+$/.test(a) ? a : "'" + a + "'").join(" ");
     $("timing").textContent = "re-simulated in " + ms.toFixed(1) + " ms";
@@ -373,11 +382,38 @@
   }
 
   // ---- start ----
+  // The page's own load timeline (milliseconds since navigation started, the
+  // browser's performance clock): the test prints it, phase by phase.
+  const timing = {};
+  const mark = (name) => { timing[name] = performance.now(); };
+  lesson.timing = timing;
+  // The WebAssembly is inlined gzip-compressed (web/build_page.py): a third of
+  // the raw size as base64. The browser's own zlib (DecompressionStream)
+  // unpacks it straight into a streaming compile, which starts compiling before
+  // the last byte is out. The bytes go in through the stream's writer, in one
+  // piece: a Blob's stream costs more (Chromium reads a Blob in chunks through
+  // another process), measured with bench/lesson_load.sh.
+  function base64Bytes(text) {
+    if (typeof Uint8Array.fromBase64 === "function") return Uint8Array.fromBase64(text);
+    const bin = atob(text), a = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) a[i] = bin.charCodeAt(i);
+    return a;
+  }
+  async function compileModel() {
+    const ds = new DecompressionStream("gzip");
+    const w = ds.writable.getWriter();
+    w.write(base64Bytes(SD_WASM_GZIP_BASE64));
+    w.close();
+    const wasm = new Response(ds.readable, { headers: { "Content-Type": "application/wasm" } });
+    if (typeof WebAssembly.compileStreaming === "function") return WebAssembly.compileStreaming(wasm);
+    return WebAssembly.compile(await wasm.arrayBuffer());
+  }
   async function start() {
-    const bin = atob(SD_WASM_BASE64);
-    const bytes = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-    model = await sdLoadModel(bytes);
+    mark("script");
+    const module = await compileModel();
+    mark("compiled");
+    model = await sdLoadModel(module);
+    mark("instantiated");
     const list = model({ cmd: "profiles" });
     builtins = list.profiles;
     const sel = $("profile");
@@ -396,6 +432,7 @@
     buildSteps();
     applyStep(steps[3]);
     $("status").textContent = "Model loaded: " + builtins.length + " built-in profiles.";
+    mark("ui");
     lesson.ready = true;
   }
   start().catch((e) => { $("status").textContent = "The model could not start: " + e; lesson.error = String(e); });

@@ -2,8 +2,9 @@
 // WASI is answered just enough for a program that reads no files: no
 // preopened directories, every path "no such file", stdout/stderr to console.
 "use strict";
-// sdLoadModel(bytes) resolves to call(request object) -> answer object.
-async function sdLoadModel(bytes) {
+// sdLoadModel(module) resolves to call(request object) -> answer object;
+// `module` is a compiled WebAssembly.Module (or the .wasm bytes).
+async function sdLoadModel(module) {
   const EBADF = 8, ENOENT = 44, ESPIPE = 70;
   let memory = null;
   const dv = () => new DataView(memory.buffer);
@@ -32,7 +33,8 @@ async function sdLoadModel(bytes) {
     path_open() { return ENOENT; },
     proc_exit(code) { throw new Error("the model stopped (exit " + code + ")"); },
   };
-  const { instance } = await WebAssembly.instantiate(bytes, { wasi_snapshot_preview1: wasi });
+  const made = await WebAssembly.instantiate(module, { wasi_snapshot_preview1: wasi });
+  const instance = made instanceof WebAssembly.Instance ? made : made.instance;
   memory = instance.exports.memory;
   instance.exports._initialize();
   const ex = instance.exports;

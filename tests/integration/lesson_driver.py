@@ -1,21 +1,27 @@
 #!/usr/bin/env python3
-"""Drives the lesson page in headless Chromium over the DevTools protocol on a
-pipe (--remote-debugging-pipe: no websocket library, no network port).
+"""Drives the lesson page in a headless browser (tests/integration/lesson_browser.py:
+Chromium over the DevTools protocol, Firefox over Marionette).
 
-usage: lesson_driver.py CHROMIUM PAGE.html STREAMDISK TMPDIR
+usage: lesson_driver.py [--loads N] [--load-only] chromium|firefox BROWSER PAGE.html STREAMDISK TMPDIR
 
 Checks (each failure is one "FAIL: ..." line; exit 1 if any):
-  - the page loads from file:// and asks for nothing but file: and data: URLs;
+  - the page loads from file:// (Chromium: and asks for nothing but file: and
+    data: URLs); its own load timeline, median of N loads, is printed phase by phase;
   - moving a slider re-simulates: the verdict and the plot change;
   - for a handful of settings the page's numbers (its JSON and the table it
     shows) equal `streamdisk simulate --json` run with the page's own command;
+  - "What would you buy?" equals `streamdisk capacity`;
   - the time to re-simulate 1.5 h x 48 channels, printed as a figure.
+--load-only measures the loads and stops (bench/lesson_load.sh).
 """
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
+
+from lesson_browser import open_browser
 
 FAILS = []
 
@@ -23,85 +29,6 @@ FAILS = []
 def fail(msg):
     FAILS.append(msg)
     print("FAIL: " + msg, file=sys.stderr)
-
-
-class Browser:
-    def __init__(self, chromium, tmp):
-        # pass_fds keeps the child's 3 and 4 open after preexec_fn made them the pipes.
-        r_ours, w_theirs = os.pipe()  # chromium writes to its fd 4
-        r_theirs, w_ours = os.pipe()  # chromium reads from its fd 3
-        os.set_inheritable(r_theirs, True)
-        os.set_inheritable(w_theirs, True)
-
-        def fds():
-            os.dup2(r_theirs, 3)
-            os.dup2(w_theirs, 4)
-
-        self.proc = subprocess.Popen(
-            [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-quic",
-             "--disable-background-networking", "--disable-component-update", "--disable-sync",
-             "--proxy-server=127.0.0.1:9", "--user-data-dir=" + os.path.join(tmp, "profile"),
-             "--remote-debugging-pipe", "--window-size=1200,1800", "about:blank"],
-            preexec_fn=fds, pass_fds=(3, 4), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        os.close(r_theirs)
-        os.close(w_theirs)
-        self.rd, self.wr = os.fdopen(r_ours, "rb", buffering=0), os.fdopen(w_ours, "wb", buffering=0)
-        self.buf = b""
-        self.next_id = 0
-        self.events = []
-        self.session = None
-
-    def _read(self, deadline):
-        while b"\0" not in self.buf:
-            if time.time() > deadline:
-                raise TimeoutError("no answer from chromium")
-            chunk = self.rd.read(65536)
-            if not chunk:
-                raise RuntimeError("chromium closed the pipe")
-            self.buf += chunk
-        msg, self.buf = self.buf.split(b"\0", 1)
-        return json.loads(msg)
-
-    def send(self, method, params=None, session=True, timeout=120):
-        self.next_id += 1
-        msg = {"id": self.next_id, "method": method, "params": params or {}}
-        if session and self.session:
-            msg["sessionId"] = self.session
-        self.wr.write(json.dumps(msg).encode() + b"\0")
-        deadline = time.time() + timeout
-        while True:
-            m = self._read(deadline)
-            if m.get("id") == self.next_id:
-                if "error" in m:
-                    raise RuntimeError(f"{method}: {m['error']}")
-                return m.get("result", {})
-            self.events.append(m)
-
-    def attach(self):
-        targets = self.send("Target.getTargets", session=False)["targetInfos"]
-        page = next(t for t in targets if t["type"] == "page")
-        self.session = self.send("Target.attachToTarget", {"targetId": page["targetId"], "flatten": True},
-                                 session=False)["sessionId"]
-        for domain in ("Page", "Runtime", "Network"):
-            self.send(domain + ".enable")
-
-    def eval(self, expr, timeout=120):
-        r = self.send("Runtime.evaluate", {"expression": expr, "returnByValue": True, "awaitPromise": True},
-                      timeout=timeout)
-        if "exceptionDetails" in r:
-            raise RuntimeError(f"{expr[:60]}...: {r['exceptionDetails'].get('exception', {}).get('description')}")
-        return r["result"].get("value")
-
-    def close(self):
-        try:
-            self.send("Browser.close", session=False, timeout=10)
-        except Exception:
-            pass
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
 
 
 # Runs after the page's next re-simulation (it runs on an animation frame).
@@ -164,30 +91,96 @@ def repr_js(x):
     return s[:-2] if s.endswith(".0") else s
 
 
-def main(chromium, page, streamdisk, tmp):
-    b = Browser(chromium, tmp)
+# The page's load timeline: the browser's navigation entry and the marks
+# web/lesson.js sets (milliseconds since navigation started).
+TIMELINE = """(() => { const n = performance.getEntriesByType('navigation')[0] || {};
+    return Object.assign({response_end: n.responseEnd, dom_interactive: n.domInteractive}, sdLesson.timing); })()"""
+PHASES = (  # (what, from mark, to mark), in load order
+    ("file read (includes starting the page's process)", None, "response_end"),
+    ("HTML, style and scripts parsed", "response_end", "script"),
+    ("WebAssembly: base64, gunzip and compile", "script", "compiled"),
+    ("WebAssembly instantiated", "compiled", "instantiated"),
+    ("controls built (profiles, describe)", "instantiated", "ui"),
+    ("first recording simulated (incl. the wait for a frame)", "ui", "simulated"),
+    ("plots drawn and painted", "simulated", "drawn"),
+)
+
+
+def load_page(b, url):
+    """One fresh load of the page; its timeline once the first recording is drawn."""
+    b.navigate("about:blank")
+    t0 = time.time()
+    while b.eval("location.href") != "about:blank":
+        if time.time() - t0 > 30:
+            raise TimeoutError("the browser did not go to about:blank")
+        time.sleep(0.05)
+    cpu0 = b.cpu()
+    b.navigate(url)
+    while not b.eval("location.protocol === 'file:' && !!(window.sdLesson && (sdLesson.loaded || sdLesson.error))"):
+        if time.time() - t0 > 90:
+            raise TimeoutError("the page did not load the model in 90 s")
+        time.sleep(0.05)
+    err = b.eval("sdLesson.error || ''")
+    if err:
+        raise RuntimeError(f"the page could not start the model: {err}")
+    timeline = b.eval(TIMELINE)
+    timeline["cpu_ms"] = (b.cpu() - cpu0) * 1e3
+    return timeline
+
+
+# The floor under any page in this browser on this machine: an empty page that
+# sets the same marks and is "drawn" the same way (after its first frame).
+EMPTY_PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>empty</title></head><body><p>empty</p>
+<script>window.sdLesson = {timing: {}}; sdLesson.timing.script = performance.now();
+requestAnimationFrame(() => setTimeout(() => { sdLesson.timing.drawn = performance.now(); sdLesson.loaded = true; }, 0));
+</script></body></html>"""
+
+
+def measure_loads(b, page, n, tmp):
+    url = "file://" + os.path.abspath(page)
+    empty = os.path.join(tmp, "empty.html")
+    with open(empty, "w") as f:
+        f.write(EMPTY_PAGE)
+    loads, floor = [], []
+    for _ in range(n):  # interleaved: both see the same load on the machine; the lesson last
+        floor.append(load_page(b, "file://" + empty))
+        loads.append(load_page(b, url))
+    med = lambda key: statistics.median(t[key] for t in loads)
+    print(f"{b.name}: page load, median of {n} loads, milliseconds from navigation start "
+          f"(the page's own performance timeline); load average {os.getloadavg()[0]:.1f}:")
+    for what, a, z in PHASES:
+        print(f"  {what:58s} {statistics.median(t[z] - (t[a] if a else 0) for t in loads):7.1f}")
+    print(f"  {'of which the first simulation itself':58s} {med('first_run_ms'):7.1f}")
+    totals = sorted(t["drawn"] for t in loads)
+    print(f"{b.name}: page loaded, first recording drawn: median {med('drawn'):.0f} ms "
+          f"(fastest {totals[0]:.0f}, slowest {totals[-1]:.0f}; {os.path.getsize(page) / 1e6:.2f} MB file); "
+          f"an empty page, loaded in turn with it: median {statistics.median(t['drawn'] for t in floor):.0f} ms")
+    # CPU time is what the load costs whatever else runs: on idle cores the
+    # wall time comes close to it (less, where the browser's processes overlap).
+    print(f"{b.name}: CPU time of the browser's processes per load (10 ms ticks): median {med('cpu_ms'):.0f} ms; "
+          f"the empty page {statistics.median(t['cpu_ms'] for t in floor):.0f} ms")
+    return loads
+
+
+def main(kind, binary, page, streamdisk, tmp, loads=5, load_only=False):
+    b = open_browser(kind, binary, tmp)
     try:
-        b.attach()
-        t0 = time.time()
-        b.send("Page.navigate", {"url": "file://" + os.path.abspath(page)})
-        while not b.eval("!!(window.sdLesson && (sdLesson.ready || sdLesson.error))"):
-            if time.time() - t0 > 60:
-                raise TimeoutError("the page did not load the model in 60 s")
-            time.sleep(0.05)
-        load_s = time.time() - t0
-        err = b.eval("sdLesson.error || ''")
-        if err:
-            fail(f"the page could not start the model: {err}")
+        measure_loads(b, page, loads, tmp)
+        if load_only:
             return
+        urls = b.requested_urls()
+        if urls is not None:
+            remote = [u for u in urls if not (u.startswith("file:") or u.startswith("data:") or u == "about:blank")]
+            if remote:
+                fail(f"the page asked the network for {remote[:3]}")
+            if not any(u.startswith("file:") for u in urls):
+                fail("no file:// request seen: the driver did not watch the load")
+        else:
+            # No network log here (Marionette): the page's resource timeline must be empty.
+            res = b.eval("performance.getEntriesByType('resource').map(e => e.name)")
+            if res:
+                fail(f"{b.name}: the page fetched {res[:3]}")
         b.eval(AFTER_FRAME)
-        print(f"page loaded and simulated its first recording in {load_s:.2f} s "
-              f"({os.path.getsize(page) / 1e6:.2f} MB file)")
-        urls = [e["params"]["request"]["url"] for e in b.events if e.get("method") == "Network.requestWillBeSent"]
-        remote = [u for u in urls if not (u.startswith("file:") or u.startswith("data:"))]
-        if remote:
-            fail(f"the page asked the network for {remote[:3]}")
-        if not any(u.startswith("file:") for u in urls):
-            fail("no file:// request seen: the driver did not watch the load")
 
         # 1. A slider move changes the verdict and the plot (step 4: stalls against the buffer).
         before = page_state(b)
@@ -260,7 +253,7 @@ def main(chromium, page, streamdisk, tmp):
                         w["best"], w["band"]["low"], w["band"]["high"], w["limited_by"]):
                     fail(f"{a['profile']}: the page says {a['channels']} channels (band {a['band_low']}-"
                          f"{a['band_high']}, {a['limited_by']}), capacity {w['best']} ({w['band']}, {w['limited_by']})")
-            print(f"what would you buy: {len(buy)} devices, page = streamdisk {' '.join(args)} "
+            print(f"{b.name}: what would you buy: {len(buy)} devices, page = streamdisk {' '.join(args)} "
                   f"({', '.join(str(a['channels']) for a in buy)} channels); {time.time() - t:.1f} s in the page")
 
         # 5. Responsiveness: 1.5 h x 48 channels (sim_bench's case: 24-bit W64,
@@ -284,7 +277,7 @@ def main(chromium, page, streamdisk, tmp):
         t = time.time()
         cli = subprocess.run([streamdisk] + st["args"] + ["--json"], capture_output=True, timeout=300)
         native = time.time() - t
-        print(f"re-simulation of 1.5 h x 48 ch in the page: median {times[3]:.0f} ms "
+        print(f"{b.name}: re-simulation of 1.5 h x 48 ch in the page: median {times[3]:.0f} ms "
               f"(fastest {times[0]:.0f}, slowest {times[-1]:.0f} ms, 7 slider moves); "
               f"the same run natively, as a whole `streamdisk simulate` process (start-up and profile loading "
               f"included): {native * 1e3:.0f} ms; load average {os.getloadavg()[0]:.1f}")
@@ -293,11 +286,21 @@ def main(chromium, page, streamdisk, tmp):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 5:
+    argv, opts = sys.argv[1:], {}
+    while argv and argv[0].startswith("--"):
+        if argv[0] == "--load-only":
+            opts["load_only"] = True
+            argv = argv[1:]
+        elif argv[0] == "--loads" and len(argv) > 1 and argv[1].isdigit() and int(argv[1]) > 0:
+            opts["loads"] = int(argv[1])
+            argv = argv[2:]
+        else:
+            argv = []
+    if len(argv) != 5 or argv[0] not in ("chromium", "firefox"):
         print(__doc__, file=sys.stderr)
         sys.exit(2)
     try:
-        main(*sys.argv[1:])
+        main(*argv, **opts)
     except Exception as e:  # a hung or crashed browser is a failure, not a traceback
         fail(f"{type(e).__name__}: {e}")
     sys.exit(1 if FAILS else 0)
