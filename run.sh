@@ -8,7 +8,7 @@ cd "$(dirname "$0")"
 packages=(cmake ninja-build g++ pkg-config libfuse3-dev fuse3 libeigen3-dev libtomlplusplus-dev catch2
           libfmt-dev libcli11-dev nlohmann-json3-dev fio strace sox python3 chromium
           jq sndfile-programs libsndfile1-dev clang-14 libclang-rt-14-dev
-          nbdkit libnbd-bin exfat-fuse exfatprogs ntfs-3g e2fsprogs)
+          nbdkit libnbd-bin exfat-fuse exfatprogs ntfs-3g e2fsprogs sqlite3 rsync alsa-utils python3-soundfile)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
