@@ -14,7 +14,12 @@ constexpr size_t kMaxSamples = 4'000'000;  // completion-error samples kept for 
 }
 
 Fs::Fs(const MountOptions& opt, int root_fd)
-    : opt_(opt), channel_(opt.direct_io_mmap), sem_(opt.profile), inodes_(root_fd), model_(opt.profile, opt.model), sched_(clock_) {}
+    : opt_(opt),
+      channel_(opt.direct_io_mmap),
+      sem_(opt.profile),
+      inodes_(root_fd),
+      model_(opt.profile, opt.model),
+      sched_(clock_) {}
 
 Fs::~Fs() { sched_.stop(); }
 

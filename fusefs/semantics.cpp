@@ -51,8 +51,9 @@ int Semantics::check_name(std::string_view name) const {
   size_t len = name_utf16_ ? utf16_units(name) : name.size();
   if (len > name_max_) return ENAMETOOLONG;
   if (dos_chars_) {
+    // exfat-fuse answers ENOENT (measured), the kernel drivers EINVAL.
     for (unsigned char c : name)
-      if (c < 0x20 || std::strchr("\"*:<>?\\|", c)) return userspace_ ? ENOENT : EINVAL;  // exfat-fuse: ENOENT (measured)
+      if (c < 0x20 || std::strchr("\"*:<>?\\|", c)) return userspace_ ? ENOENT : EINVAL;
   }
   return 0;
 }

@@ -7,15 +7,15 @@
 . "$(dirname "$0")/mount_lib.bash"
 for t in sox soxi sqlite3 rsync tar arecord; do command -v $t >/dev/null || skip "$t is not installed (run.sh installs it)"; done
 SYSPY=/usr/bin/python3  # Debian's python3-soundfile lives beside Debian's python
-# 2 s of a known 16-bit signal, as bytes (no numpy needed).
+# 1 s of a known 16-bit signal, as bytes (no numpy needed).
 SAMPLES="import array, math, sys, soundfile as sf
-x = array.array('h', (int(math.sin(i * 0.05) * 20000) for i in range(96000))).tobytes()"
+x = array.array('h', (int(math.sin(i * 0.05) * 20000) for i in range(48000))).tobytes()"
 
 # Inputs with known content.
 mkdir -p "$WORK/src/sub"
-for i in 1 2 3; do head -c $((i * 300007)) /dev/urandom >"$WORK/src/file$i.bin"; done
+for i in 1 2 3; do head -c $((i * 100003)) /dev/urandom >"$WORK/src/file$i.bin"; done
 head -c 4096 /dev/urandom >"$WORK/src/sub/small.bin"
-sox -R -D -n -r 48000 -b 16 -c 2 "$WORK/ref-sox.wav" synth 3 sine 440
+sox -R -D -n -r 48000 -b 16 -c 2 "$WORK/ref-sox.wav" synth 1 sine 440
 
 # covered FILE: the model saw every byte of $BACK/FILE (run after stop_mount).
 covered() {
@@ -26,19 +26,19 @@ covered() {
 for fs in ext4 fat32 exfat-kernel exfat-fuse ntfs-3g; do
   rm -rf "${BACK:?}"/* "$WORK/trace.csv" "$WORK/untar"
   start_mount -p "$fs+samsung-960evo-250g" --backing "$BACK" --trace "$WORK/trace.csv"
-  # sox: a 3 s stereo WAV, byte for byte the one written to local disk (-R -D: no random dither).
-  sox -R -D -n -r 48000 -b 16 -c 2 "$MNT/sox.wav" synth 3 sine 440 || fail "$fs: sox failed"
-  # arecord (ALSA's null capture device, no sound hardware): 2 s, header rewritten at the end.
-  arecord -q -D null -f S16_LE -r 48000 -c 2 -d 2 "$MNT/arecord.wav" || fail "$fs: arecord failed"
-  # Python soundfile (libsndfile): a FLAC of known samples.
+  # sox: a 1 s stereo WAV, byte for byte the one written to local disk (-R -D: no random dither).
+  sox -R -D -n -r 48000 -b 16 -c 2 "$MNT/sox.wav" synth 1 sine 440 || fail "$fs: sox failed"
+  # arecord (ALSA's null capture device, no sound hardware): 1 s, header rewritten at the end.
+  arecord -q -D null -f S16_LE -r 48000 -c 2 -d 1 "$MNT/arecord.wav" || fail "$fs: arecord failed"
+  # Python soundfile (libsndfile): a FLAC of known samples (1 s).
   $SYSPY -c "$SAMPLES
 with sf.SoundFile(sys.argv[1], 'w', 48000, 1, 'PCM_16', format='FLAC') as f: f.buffer_write(x, dtype='int16')" \
     "$MNT/sf.flac" || fail "$fs: soundfile failed"
-  # Python mmap: 4 MiB through a shared writable mapping.
-  read -r _ sum < <($PY "$HERE/mount_client.py" mmapwrite "$MNT/mapped.bin" 4194304 11) || fail "$fs: mmap writer failed"
+  # Python mmap: 2 MiB through a shared writable mapping.
+  read -r _ sum < <($PY "$HERE/mount_client.py" mmapwrite "$MNT/mapped.bin" 2097152 11) || fail "$fs: mmap writer failed"
   # SQLite in WAL mode (its -shm index is a shared mapping).
   sqlite3 "$MNT/db.sqlite" "pragma journal_mode=wal;" "create table t(x);" \
-    "with recursive c(i) as (select 1 union all select i + 1 from c where i < 5000) insert into t select randomblob(100) from c;" \
+    "with recursive c(i) as (select 1 union all select i + 1 from c where i < 1000) insert into t select randomblob(100) from c;" \
     "pragma wal_checkpoint(truncate);" >/dev/null || fail "$fs: sqlite3 failed"
   # rsync and tar.
   rsync -a "$WORK/src/" "$MNT/rs/" 2>"$WORK/rsync.err"; rc=$?
@@ -57,13 +57,13 @@ with sf.SoundFile(sys.argv[1], 'w', 48000, 1, 'PCM_16', format='FLAC') as f: f.b
   [ "$MOUNT_RC" -eq 0 ] || fail "$fs: mount exited with $MOUNT_RC"
 
   cmp -s "$WORK/ref-sox.wav" "$BACK/sox.wav" || fail "$fs: sox.wav differs from the same file written locally"
-  [ "$(soxi -D "$BACK/arecord.wav")" = 2.000000 ] && [ "$(stat -c %s "$BACK/arecord.wav")" -eq 384044 ] ||
-    fail "$fs: arecord.wav is not 2 s of 48 kHz stereo"
+  [ "$(soxi -D "$BACK/arecord.wav")" = 1.000000 ] && [ "$(stat -c %s "$BACK/arecord.wav")" -eq 192044 ] ||
+    fail "$fs: arecord.wav is not 1 s of 48 kHz stereo"
   $SYSPY -c "$SAMPLES
 with sf.SoundFile(sys.argv[1]) as f: sys.exit(not (f.samplerate == 48000 and f.buffer_read(dtype='int16') == x))" \
     "$BACK/sf.flac" || fail "$fs: sf.flac does not hold the samples written"
   [ "$(sha256sum <"$BACK/mapped.bin" | cut -d' ' -f1)" = "$sum" ] || fail "$fs: mapped.bin differs from what was mapped"
-  [ "$(sqlite3 "$BACK/db.sqlite" "pragma integrity_check;" "select count(*) from t;" | tr '\n' ' ')" = "ok 5000 " ] ||
+  [ "$(sqlite3 "$BACK/db.sqlite" "pragma integrity_check;" "select count(*) from t;" | tr '\n' ' ')" = "ok 1000 " ] ||
     fail "$fs: the SQLite database is damaged or short"
   diff -r "$WORK/src" "$BACK/rs" >/dev/null || fail "$fs: rsync's copy differs"
   mkdir -p "$WORK/untar" && tar -xf "$BACK/a.tar" -C "$WORK/untar" && diff -r "$WORK/src" "$WORK/untar/src" >/dev/null ||
