@@ -13,9 +13,9 @@ mmapwrite PATH SIZE SEED : creates PATH, sizes it with ftruncate, fills it
                       msync every 4 MiB and at the end), closes; prints the
                       seconds it took and the SHA-256 of what it wrote.
 mapread PATH        : SHA-256 of PATH read through a shared read-only mapping.
-coverage TRACE FILE SIZE : checks that the trace's successful writes of FILE
-                      cover bytes [0, SIZE) and carry modelled end times;
-                      prints the bytes written in rows (>= SIZE).
+coverage TRACE FILE SIZE [FILE SIZE ...] : checks that the trace's successful
+                      writes of each FILE cover bytes [0, SIZE) and carry
+                      modelled end times.
 syncwrite PATH FLAG N : N writes of 64 KiB to PATH opened with O_SYNC or O_DSYNC.
 hints PATH          : writes 1 MiB, then posix_fadvise(DONTNEED) and
                       sync_file_range(WAIT_BEFORE|WRITE|WAIT_AFTER) on it.
@@ -203,28 +203,26 @@ def mapread(path):
     return 0
 
 
-def coverage(trace, file, size):
+def coverage(trace, wanted):
+    """wanted: {file id: size}. Exits naming the first gap."""
     import csv
-    spans, total = [], 0
+    spans = {f: [] for f in wanted}
     with open(trace) as f:
-        rows = csv.DictReader(line for line in f if not line.startswith("#"))
-        for r in rows:
-            if r["op"] != "write" or r["file"] != file or r["error"] != "0":
+        for r in csv.DictReader(line for line in f if not line.startswith("#")):
+            if r["op"] != "write" or r["file"] not in spans or r["error"] != "0":
                 continue
             off, n = int(r["offset"]), int(r["bytes"])
-            end = float(r["modelled_end_s"] or r["end_s"])
-            if end < float(r["start_s"]):
+            if float(r["modelled_end_s"] or r["end_s"]) < float(r["start_s"]):
                 sys.exit(f"write at {off} ends in the model before it starts")
-            spans.append((off, off + n))
-            total += n
-    covered = 0
-    for a, b in sorted(spans):
-        if a > covered:
-            sys.exit(f"bytes [{covered}, {a}) of file {file} never reached the model")
-        covered = max(covered, b)
-    if covered < size:
-        sys.exit(f"the model saw file {file} up to byte {covered} of {size}")
-    print(total)
+            spans[r["file"]].append((off, off + n))
+    for file, size in wanted.items():
+        covered = 0
+        for a, b in sorted(spans[file]):
+            if a > covered:
+                sys.exit(f"bytes [{covered}, {a}) of file {file} never reached the model")
+            covered = max(covered, b)
+        if covered < size:
+            sys.exit(f"the model saw file {file} up to byte {covered} of {size}")
     return 0
 
 
@@ -248,6 +246,7 @@ if __name__ == "__main__":
         sys.exit(append(sys.argv[2], sys.argv[3], int(sys.argv[4])))
     if cmd == "mapread":
         sys.exit(mapread(sys.argv[2]))
-    if cmd == "coverage":
-        sys.exit(coverage(sys.argv[2], sys.argv[3], int(sys.argv[4])))
+    if cmd == "coverage":  # TRACE FILE SIZE [FILE SIZE ...]
+        pairs = sys.argv[3:]
+        sys.exit(coverage(sys.argv[2], {pairs[k]: int(pairs[k + 1]) for k in range(0, len(pairs), 2)}))
     sys.exit(f"unknown command {cmd}")

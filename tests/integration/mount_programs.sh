@@ -17,10 +17,11 @@ for i in 1 2 3; do head -c $((i * 100003)) /dev/urandom >"$WORK/src/file$i.bin";
 head -c 4096 /dev/urandom >"$WORK/src/sub/small.bin"
 sox -R -D -n -r 48000 -b 16 -c 2 "$WORK/ref-sox.wav" synth 1 sine 440
 
-# covered FILE: the model saw every byte of $BACK/FILE (run after stop_mount).
+# covered FILE...: the model saw every byte of each $BACK/FILE (run after stop_mount).
 covered() {
-  $PY "$HERE/mount_client.py" coverage "$WORK/trace.csv" "$(stat -c %i "$BACK/$1")" "$(stat -c %s "$BACK/$1")" >/dev/null ||
-    fail "$fs: $1: the trace does not cover it"
+  local args=() f
+  for f in "$@"; do args+=("$(stat -c %i "$BACK/$f")" "$(stat -c %s "$BACK/$f")"); done
+  $PY "$HERE/mount_client.py" coverage "$WORK/trace.csv" "${args[@]}" >/dev/null || fail "$fs: the trace does not cover $*"
 }
 
 for fs in ext4 fat32 exfat-kernel exfat-fuse ntfs-3g; do
@@ -34,8 +35,8 @@ for fs in ext4 fat32 exfat-kernel exfat-fuse ntfs-3g; do
   $SYSPY -c "$SAMPLES
 with sf.SoundFile(sys.argv[1], 'w', 48000, 1, 'PCM_16', format='FLAC') as f: f.buffer_write(x, dtype='int16')" \
     "$MNT/sf.flac" || fail "$fs: soundfile failed"
-  # Python mmap: 2 MiB through a shared writable mapping.
-  read -r _ sum < <($PY "$HERE/mount_client.py" mmapwrite "$MNT/mapped.bin" 2097152 11) || fail "$fs: mmap writer failed"
+  # Python mmap: 512 KiB through a shared writable mapping.
+  read -r _ sum < <($PY "$HERE/mount_client.py" mmapwrite "$MNT/mapped.bin" 524288 11) || fail "$fs: mmap writer failed"
   # SQLite in WAL mode (its -shm index is a shared mapping).
   sqlite3 "$MNT/db.sqlite" "pragma journal_mode=wal;" "create table t(x);" \
     "with recursive c(i) as (select 1 union all select i + 1 from c where i < 1000) insert into t select randomblob(100) from c;" \
@@ -68,7 +69,7 @@ with sf.SoundFile(sys.argv[1]) as f: sys.exit(not (f.samplerate == 48000 and f.b
   diff -r "$WORK/src" "$BACK/rs" >/dev/null || fail "$fs: rsync's copy differs"
   mkdir -p "$WORK/untar" && tar -xf "$BACK/a.tar" -C "$WORK/untar" && diff -r "$WORK/src" "$WORK/untar/src" >/dev/null ||
     fail "$fs: the tar archive does not hold the files"
-  for f in sox.wav arecord.wav sf.flac mapped.bin db.sqlite rs/file3.bin a.tar; do covered "$f"; done
+  covered sox.wav arecord.wav sf.flac mapped.bin db.sqlite rs/file3.bin a.tar
   echo "$fs: sox, arecord, soundfile, mmap, sqlite (WAL), rsync, tar: files intact, every byte modelled"
 done
 finish
