@@ -2,13 +2,15 @@
 # streamdisk quick start. On a fresh Debian 12 machine, as root (or with sudo):
 #   ./run.sh          install what is missing, build, show what data sheets leave out
 #   ./run.sh test     the same, then run the whole test suite (what CI runs)
+#   ./run.sh lesson   build the lesson page: build/web/streamdisk-lesson.html
 set -euo pipefail
 cd "$(dirname "$0")"
 
 packages=(cmake ninja-build g++ pkg-config libfuse3-dev fuse3 libeigen3-dev libtomlplusplus-dev catch2
           libfmt-dev libcli11-dev nlohmann-json3-dev fio strace sox python3 chromium
-          jq sndfile-programs libsndfile1-dev clang-14 libclang-rt-14-dev
-          nbdkit libnbd-bin exfat-fuse exfatprogs ntfs-3g e2fsprogs sqlite3 rsync alsa-utils python3-soundfile)
+          jq sndfile-programs libsndfile1-dev clang-14 libclang-rt-14-dev help2man dpkg-dev man-db
+          nbdkit libnbd-bin exfat-fuse exfatprogs ntfs-3g e2fsprogs sqlite3 rsync alsa-utils python3-soundfile
+          lld-14 wasi-libc libc++-14-dev-wasm32 libclang-rt-14-dev-wasm32)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -20,7 +22,11 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+# The lesson page (WebAssembly, web/) only for `test` and `lesson`: the demo
+# does not need it.
+lesson=OFF
+case "${1:-demo}" in test | lesson) lesson=ON ;; esac
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DSD_LESSON=$lesson >/dev/null
 cmake --build build -j"$(nproc)"
 
 case "${1:-demo}" in
@@ -34,6 +40,9 @@ case "${1:-demo}" in
     ./build/cli/streamdisk capacity -p 'rpi4-buster+*+sandisk-ultrafit-16g' -p rpi4-bullseye-extremego-exfat \
         -r 48k -b 16 -f w64 --buffer 1MiB -d 1.5h
     ;;
+  lesson)
+    echo "The lesson page, one file that works offline: $PWD/build/web/streamdisk-lesson.html"
+    ;;
   test)
     rc=0
     ctest --test-dir build --output-on-failure -j"$(nproc)" || rc=1
@@ -44,7 +53,7 @@ case "${1:-demo}" in
     exit $rc
     ;;
   *)
-    echo "usage: ./run.sh [test]" >&2
+    echo "usage: ./run.sh [test|lesson]" >&2
     exit 2
     ;;
 esac

@@ -8,6 +8,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "calibrate/regimes.h"
 #include "calibrate/seek_fit.h"
@@ -264,9 +265,25 @@ Result<Calibration> calibrate_loaded(std::vector<Series> series, std::vector<Rat
   }
 
   // 3. Stalls: the pauses of every sustained write and paced trace (calibrate/pauses.h).
+  // A buffered trace through a kernel filesystem (its header says so) shows
+  // the journal's and the page cache's waits, which the model adds itself from
+  // the device's pauses: only the other traces describe the device's pauses.
+  auto behind_cache = [](const Series* s) {
+    auto d = s->meta.find("direct"), u = s->meta.find("userspace");
+    return d != s->meta.end() && d->second == "0" && u != s->meta.end() && u->second == "0";
+  };
   std::vector<PauseScan> scans;
-  for (auto* s : timelines) scans.push_back(scan_pauses(*s));
-  for (auto* s : paced) scans.push_back(scan_pauses(*s));
+  std::vector<std::string> left_out;
+  for (const auto& group : {timelines, paced})
+    for (auto* s : group) {
+      if (behind_cache(s)) left_out.push_back(base_name(s->name));
+      else scans.push_back(scan_pauses(*s));
+    }
+  if (!left_out.empty())
+    c.notes.push_back(fmt::format("stalls: {} left out of the pause fit: buffered writes through a kernel filesystem "
+                                  "wait for its journal and writeback, which the model derives from the device's "
+                                  "pauses",
+                                  fmt::join(left_out, ", ")));
   if (!scans.empty()) {
     StallModelFit sf = fit_stall_model(scans);
     std::string layer = stalls_in_fs ? "filesystem." : "device.";

@@ -150,7 +150,14 @@ TimelineFit fit_timeline(const CleanWrites& w) {
   f.burst_bytes = knot;
   f.burst_band = std::max((two.knot_hi - two.knot_lo) / 2, f.block / 2);
   // Recovery: after each idle gap past the knee, the cache takes the bytes it
-  // freed at burst speed. Walk the fast writes; the straddling one counts in part.
+  // freed at burst speed, then the rate falls back. F, the fast bytes, is the
+  // change point of the segment's cumulative time with the two known slopes
+  // (least squares over every write boundary). On real storage single writes
+  // in the fast stretch are often slow (a FUSE round trip, the host's
+  // scheduler), so a walk that stops at the first slow write finds a fraction
+  // of F; the whole segment's shape does not depend on one write. A segment
+  // that is fast to its end (the refill ran out of time first) only bounds F
+  // from below and is left out, like one that refilled the whole cache.
   double tau_fast = b.mean / f.block, tau_slow = s.mean / f.block;
   std::vector<double> ratios;
   double sum_f = 0, sum_t = 0;
@@ -159,21 +166,26 @@ TimelineFit fit_timeline(const CleanWrites& w) {
     bool after_knee = cum > knot + f.block;
     cum += w.bytes[i];
     if (i < run || !after_knee || w.gap_before[i] <= gap_limit) continue;
-    double F = 0;
-    for (size_t k = i; k < n && (k == i || w.gap_before[k] <= gap_limit); ++k) {
-      double per = w.duration[k] / w.bytes[k];
-      double frac = std::clamp((tau_slow - per) / (tau_slow - tau_fast), 0.0, 1.0);
-      if (frac < 0.5) {
-        F += frac * w.bytes[k];
-        break;
+    std::vector<double> xs{0}, ys{0};  // cumulative bytes and time over the segment
+    for (size_t k = i; k < n && (k == i || w.gap_before[k] <= gap_limit); ++k)
+      xs.push_back(xs.back() + w.bytes[k]), ys.push_back(ys.back() + w.duration[k]);
+    size_t best = 0;
+    double best_sse = INFINITY;
+    for (size_t j = 0; j < xs.size(); ++j) {
+      double sse = 0;
+      for (size_t k = 1; k < xs.size(); ++k) {
+        double pred = tau_fast * std::min(xs[k], xs[j]) + tau_slow * std::max(0.0, xs[k] - xs[j]);
+        sse += (ys[k] - pred) * (ys[k] - pred);
       }
-      F += w.bytes[k];
+      if (sse < best_sse) best_sse = sse, best = j;
     }
+    double F = xs[best];
     ++f.gaps;
     if (F >= 0.95 * f.burst_bytes) {
       f.recovery_saturated = true;
       continue;
     }
+    if (best + 1 == xs.size() && xs.size() > 2) continue;  // fast to the end: a lower bound only
     ratios.push_back(F / w.gap_before[i]);
     sum_f += F, sum_t += w.gap_before[i];
   }

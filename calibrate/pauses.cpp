@@ -33,6 +33,7 @@ std::vector<double> rolling_median(const std::vector<double>& v, size_t w) {
 constexpr double kJitterSds = 8;      // robust standard deviations of the ordinary jitter
 constexpr double kMinOpFraction = 0.5;  // of the write's own expected time
 constexpr double kMinPauseS = 1e-3;   // below this no buffer notices
+constexpr size_t kLevelShiftRun = 16;  // consecutive slow writes: a new rate, not a pause
 constexpr size_t kTooFew = 5;
 
 double norm_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
@@ -202,8 +203,18 @@ SlowWrites find_slow_writes(const std::vector<double>& duration, const std::vect
   for (size_t i = 0; i < per.size(); ++i) {
     s.expected[i] = base[i] * bytes[i];
     s.slow[i] = rel[i] > limit && duration[i] - s.expected[i] > kMinPauseS;
-    if (!s.slow[i]) s.expected[i] = duration[i];
   }
+  // A long run of slow writes is the rate changing (a write cache running out
+  // again after an idle gap), which the rolling baseline takes half its
+  // window to follow, not a pause: a pause holds up one write or a few.
+  for (size_t i = 0; i < per.size();) {
+    size_t j = i;
+    while (j < per.size() && s.slow[j]) ++j;
+    if (j - i >= kLevelShiftRun) std::fill(s.slow.begin() + i, s.slow.begin() + j, 0);
+    i = j + 1;
+  }
+  for (size_t i = 0; i < per.size(); ++i)
+    if (!s.slow[i]) s.expected[i] = duration[i];
   return s;
 }
 
@@ -279,10 +290,18 @@ StallModelFit fit_stall_model(const std::vector<PauseScan>& scans) {
   auto length_of = [](const PauseScan& s, const Pause& p) {
     return std::log(std::max(p.excess_s + (s.paced ? p.idle_before_s / 2 : 0), 1e-9));
   };
+  // A paced pause much longer than the idle time before it is measured to a
+  // few per cent whatever part of the idle time it took (error at most
+  // idle / 2, here 5 % of its length): it counts even when flat-out traces hold
+  // enough pauses. Long rare pauses decide a buffer, and their spread (the
+  // tail) needs every one of them.
+  auto counts = [&](const PauseScan& s, const Pause& p) {
+    return paced_lengths || !s.paced || p.idle_before_s <= 0.1 * p.excess_s;
+  };
   std::vector<double> x;  // ln(length) of the pauses the durations rest on
   for (const auto& s : scans)
-    if (paced_lengths || !s.paced)
-      for (const auto& p : s.pauses) x.push_back(length_of(s, p));
+    for (const auto& p : s.pauses)
+      if (counts(s, p)) x.push_back(length_of(s, p));
   f.pauses = all;
   if (x.empty()) {
     f.why = fmt::format("no pauses in {:.0f} MB / {:.0f} s of writes ({} trace(s)): stall parameters left out (the "
@@ -345,7 +364,7 @@ StallModelFit fit_stall_model(const std::vector<PauseScan>& scans) {
         double v = length_of(s, ps);
         if (population_of(v) != k) continue;
         ++count;
-        if (paced_lengths || !s.paced) logs.push_back(v);
+        if (counts(s, ps)) logs.push_back(v);
         whole.push_back(std::log(std::max(ps.excess_s, 1e-9)));
         if (prev >= 0) (s.paced ? gaps : busy_gaps).push_back(ps.at_s - prev);
         prev = ps.at_s;

@@ -43,7 +43,7 @@ std::vector<RatePoint> synth_read_table(const ReadParams& p, const std::vector<d
 // Splitmix64 + Box-Muller: the same numbers on every platform.
 class NoiseGen : public SplitMix64 {
  public:
-  explicit NoiseGen(uint64_t seed) : SplitMix64(seed * 0x9E3779B97F4A7C15ull + 1) {}
+  explicit NoiseGen(uint64_t seed) : SplitMix64(SplitMix64::seeded(seed, 1)) {}
 };
 
 }  // namespace sd::cal

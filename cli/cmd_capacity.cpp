@@ -1,18 +1,22 @@
 // streamdisk capacity --profile P [--profile Q | 'glob*'] [--find channels|sample-rate|buffer]
-#include <fnmatch.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
 #include "cli/recording_args.h"
+#include "cli/spread_report.h"
 #include "models/profile.h"
 #include "models/units.h"
 #include "sim/capacity.h"
 #include "sim/cost.h"
+#include "sim/spread.h"
 
 namespace sd::cli {
 namespace {
@@ -27,66 +31,9 @@ struct CapArgs {
   unsigned threads = 0;
   std::vector<uint32_t> probes;
   bool json = false;
+  bool no_spread = false;
+  bool sort = false;
 };
-
-bool has_glob(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
-
-// Expands glob parts ("rpi4-*+exfat-*+sandisk-*") over the built-in names.
-// A whole-spec glob keeps only profiles that include a device layer.
-Result<std::vector<std::string>> expand_specs(const std::vector<std::string>& specs) {
-  std::vector<std::string> out;
-  auto list = builtin_profiles();
-  for (const auto& spec : specs) {
-    if (!has_glob(spec)) {
-      out.push_back(spec);
-      continue;
-    }
-    // Each combination: the spec so far and the layers it already has.
-    struct Combo {
-      std::string spec;
-      unsigned layers = 0;
-    };
-    auto layer_bit = [&](const std::string& name) {
-      for (const auto& p : list)
-        if (p.name == name && p.layer) return 1u << static_cast<int>(*p.layer);
-      return 0u;  // a file or a composite: not checked here
-    };
-    std::vector<Combo> combos = {{}};
-    size_t start = 0;
-    bool single = spec.find('+') == std::string::npos;
-    while (start <= spec.size()) {
-      size_t plus = spec.find('+', start);
-      std::string part = spec.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
-      std::vector<std::string> names;
-      if (!has_glob(part)) names.push_back(part);
-      else for (const auto& p : list) {
-        // Alone, a glob names whole stacks (composites, devices); inside
-        // HOST+FS+DEVICE each part names one layer.
-        if (single ? (p.layer && *p.layer != Layer::Device) : !p.layer) continue;
-        if (fnmatch(part.c_str(), p.name.c_str(), 0) == 0) names.push_back(p.name);
-      }
-      if (names.empty())
-        return Result<std::vector<std::string>>::error(
-            fmt::format("--profile '{}': no built-in profile matches '{}' (`streamdisk profiles` lists them)", spec,
-                        part));
-      std::vector<Combo> next;
-      for (const auto& c : combos)
-        for (const auto& n : names) {
-          unsigned bit = layer_bit(n);
-          if (c.layers & bit) continue;  // that layer is already set: not a valid stack
-          next.push_back({c.spec.empty() ? n : c.spec + "+" + n, c.layers | bit});
-        }
-      combos = std::move(next);
-      if (plus == std::string::npos) break;
-      start = plus + 1;
-    }
-    if (combos.empty())
-      return Result<std::vector<std::string>>::error(
-          fmt::format("--profile '{}' matches no valid host+filesystem+device stack", spec));
-    for (const auto& c : combos) out.push_back(c.spec);
-  }
-  return out;
-}
 
 std::string best_text(CapacityTarget t, const CapacityResult& r) {
   if (!r.found) return "none";
@@ -152,6 +99,39 @@ nlohmann::json result_json(const std::string& name, CapacityTarget t, const Capa
           {"probes", probes}};
 }
 
+// Every profile's answer over the ranges of its estimates (sim/spread.h):
+// stage by stage, all profiles' evaluations in one find_capacities call, so
+// they share the thread pool. An answer that finds nothing counts as 0.
+Result<std::vector<Spread>> capacity_spreads(const std::vector<const Profile*>& profiles,
+                                             const std::vector<CapacityQuery>& queries, unsigned threads) {
+  using R = Result<std::vector<Spread>>;
+  std::vector<SpreadRun> runs;
+  for (const Profile* p : profiles) runs.emplace_back(*p);
+  auto eval = [&](auto stage) -> Result<std::vector<std::vector<double>>> {
+    std::vector<const Profile*> ps;
+    std::vector<CapacityQuery> qs;
+    for (size_t i = 0; i < runs.size(); ++i)
+      for (const Profile& q : stage(runs[i])) ps.push_back(&q), qs.push_back(queries[i]);
+    auto results = find_capacities(ps, qs, threads);
+    std::vector<std::vector<double>> out(runs.size());
+    size_t k = 0;
+    for (size_t i = 0; i < runs.size(); ++i)
+      for (size_t j = 0; j < stage(runs[i]).size(); ++j, ++k) {
+        if (!results[k]) return Result<std::vector<std::vector<double>>>::error(results[k].message());
+        out[i].push_back(results[k]->found ? results[k]->best : 0);
+      }
+    return out;
+  };
+  auto a1 = eval([](const SpreadRun& r) -> const std::vector<Profile>& { return r.stage1(); });
+  if (!a1) return a1.status();
+  for (size_t i = 0; i < runs.size(); ++i) runs[i].take_stage1((*a1)[i]);
+  auto a2 = eval([](const SpreadRun& r) -> const std::vector<Profile>& { return r.stage2(); });
+  if (!a2) return a2.status();
+  std::vector<Spread> out;
+  for (size_t i = 0; i < runs.size(); ++i) out.push_back(runs[i].finish((*a2)[i]));
+  return R(std::move(out));
+}
+
 }  // namespace
 
 Handler setup_capacity(CLI::App& sub) {
@@ -183,6 +163,10 @@ Handler setup_capacity(CLI::App& sub) {
                  "Channel counts at which to report P(>=1 overrun) with its bounds, e.g. --probe 18,32,48")
       ->delimiter(',');
   sub.add_flag("--json", a->json, "Print JSON instead of a table");
+  sub.add_flag("--no-spread", a->no_spread,
+               "Skip the spread: by default each search is repeated with each estimated parameter at either end of "
+               "its range, and the answer is reported as a range with the most likely value");
+  sub.add_flag("--sort", a->sort, "Sort the profiles by the answer, best first (a buyer's table)");
   sub.footer(
       "Criterion: the answer is the highest value at which P(>=1 overrun or early stop over the whole\n"
       "recording) < --max-overrun-probability. Stalls are the only randomness: each candidate runs seeds\n"
@@ -195,7 +179,13 @@ Handler setup_capacity(CLI::App& sub) {
       "  streamdisk capacity -p 'rpi4-*+exfat-*+sandisk-*' -r 48k -b 16 -f w64 --buffer 1MiB -d 1.5h --probe 18,32,48\n"
       "  streamdisk capacity -p rpi4-buster-ultrafit-exfat -r 48k -b 16 -f w64 -d 1.5h --max-overrun-probability 1%\n"
       "  streamdisk capacity -p usrp-2974 --find sample-rate -c 2 -b 16 --buffer 256MiB -d 10min\n"
-      "  streamdisk capacity -p crio-9014 --find buffer -c 4 -r 51.2k -b 32 -d 20min");
+      "  streamdisk capacity -p crio-9014 --find buffer -c 4 -r 51.2k -b 32 -d 20min\n"
+      "  streamdisk capacity -p 'rpi4-bullseye+exfat-kernel+*' -p 'rpi4-buster+exfat-fuse+*' -r 48k -b 16 -f w64 \\\n"
+      "      -d 2h --sort          # a buyer's table: which stick, with ranges\n\n"
+      "Spread: the profiles' estimated parameters carry ranges (docs/profiles.md, 'Ranges'); each search\n"
+      "is repeated with each at either end of its range, then at the two corners (corner bounds, 2k + 3\n"
+      "searches for k parameters, the same seeds), and the answer is shown as a range with the most likely\n"
+      "value, naming the parameter that moves it most and the characterize step that measures it.");
   return [a] {
     CapacityTarget target;
     if (a->find == "channels") target = CapacityTarget::Channels;
@@ -223,7 +213,7 @@ Handler setup_capacity(CLI::App& sub) {
                  "streamdisk: note: --seeds {} cannot show P below {} at {} confidence (that takes {} clean seeds): "
                  "candidates of profiles with stalls stay open and their estimate decides\n",
                  crit.max_seeds, percent(crit.max_overrun_probability), percent(crit.confidence), need);
-    auto specs = expand_specs(a->profiles);
+    auto specs = expand_profile_globs(a->profiles);
     if (!specs) return bad_input(specs.message());
     std::vector<Profile> profiles;
     for (const auto& s : *specs) {
@@ -235,7 +225,14 @@ Handler setup_capacity(CLI::App& sub) {
     if (!cfg) return bad_input(cfg.message());
     std::vector<const Profile*> all;
     for (const auto& p : profiles) all.push_back(&p);
+    // The spread repeats every search 2k + 3 times: check the largest such set.
+    std::vector<const Profile*> costed = all;
+    if (!a->no_spread)
+      for (const Profile* p : all)
+        for (size_t i = 0; i < 2 + 2 * ranged_params(*p).size(); ++i) costed.push_back(p);
     if (auto st = check_capacity_cost(all, *cfg, a->seeds); !st.ok()) return bad_input(st.message());
+    if (auto st = check_capacity_cost(costed, *cfg, a->seeds); !st.ok())
+      return bad_input(st.message() + " (with the spread: 2k + 3 searches per profile; --no-spread runs one)");
     bool tty = isatty(STDERR_FILENO) != 0;
     std::vector<CapacityQuery> queries;
     std::vector<const Profile*> ptrs;
@@ -250,13 +247,35 @@ Handler setup_capacity(CLI::App& sub) {
     }
     if (tty) fmt::print(stderr, "\rsearching {} profile{}...", profiles.size(), profiles.size() == 1 ? "" : "s");
     auto results = find_capacities(ptrs, queries, a->threads);
+    std::vector<std::optional<Spread>> spreads(profiles.size());
+    if (!a->no_spread) {
+      if (tty) fmt::print(stderr, "\rspread over the estimates' ranges...{:20}", "");
+      auto sp = capacity_spreads(ptrs, queries, a->threads);
+      if (!sp) return bad_input(sp.message());
+      for (size_t i = 0; i < sp->size(); ++i) spreads[i] = (*sp)[i];
+    }
     if (tty) fmt::print(stderr, "\r{:80}\r", "");
+    std::vector<size_t> order(profiles.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    if (a->sort) {
+      // Best first: most channels or highest rate; smallest buffer.
+      auto key = [&](size_t i) {
+        double v = results[i] && results[i]->found ? results[i]->best : 0;
+        if (target != CapacityTarget::Buffer) return -v;
+        return v > 0 ? v : INFINITY;
+      };
+      std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return key(x) < key(y); });
+    }
     nlohmann::json out = nlohmann::json::array();
     std::vector<std::pair<std::string, CapacityResult>> rows;
-    for (size_t i = 0; i < profiles.size(); ++i) {
+    std::vector<std::optional<Spread>> row_spreads;
+    for (size_t i : order) {
       if (!results[i]) return bad_input(results[i].message());
-      out.push_back(result_json(profiles[i].name, target, *results[i]));
+      nlohmann::json rj = result_json(profiles[i].name, target, *results[i]);
+      rj["spread"] = spreads[i] ? spread_json(*spreads[i]) : nlohmann::json(nullptr);
+      out.push_back(rj);
       rows.emplace_back(profiles[i].name, std::move(*results[i]));
+      row_spreads.push_back(spreads[i]);
     }
     if (a->json) {
       fmt::print("{}\n", nlohmann::json{{"format", "streamdisk-capacity"},
@@ -305,6 +324,28 @@ Handler setup_capacity(CLI::App& sub) {
     for (const auto& [n, r] : rows)
       fmt::print("{:<{}}  {:>22}  {:<24}  {:<26}  {}\n", n, w, best_text(target, r), band(r),
                  r.found ? stats_text(r, r.at_best) : "-", r.limited_by.substr(0, 40));
+    if (!a->no_spread) {
+      auto value = [&](double v) {
+        CapacityResult tmp;
+        tmp.found = v > 0, tmp.best = v;
+        return best_text(target, tmp);
+      };
+      fmt::print("\nOver the ranges of the profiles' estimates (docs/profiles.md, 'Ranges'):\n");
+      fmt::print("{:<{}}  {:<28}  {}\n", "profile", w, "range, most likely", "decided most by (measure it with)");
+      for (size_t i = 0; i < rows.size(); ++i) {
+        const Spread& sp = *row_spreads[i];
+        const ParamEffect* d = sp.decisive();
+        std::string range = sp.low == sp.high ? value(sp.nominal)
+                                              : fmt::format("{} - {}, {}", value(sp.low), value(sp.high),
+                                                            value(sp.nominal));
+        fmt::print("{:<{}}  {:<28}  {}\n", rows[i].first, w, range,
+                   d ? fmt::format("{} ({})", d->param.name(), measuring_step(d->param)) : "no estimate moves it");
+      }
+      fmt::print("method: corner bounds: each search again with each estimated parameter at either end of its "
+                 "range, then all at their low-answer and at their high-answer ends (2k + 3 searches for k "
+                 "parameters, the same seeds); the range is what the observations behind the profiles allow, "
+                 "not a confidence interval\n");
+    }
     bool any_probe = false;
     for (const auto& [n, r] : rows) any_probe |= !r.probes.empty();
     if (target == CapacityTarget::Channels && any_probe) {

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/fault_args.h"
 #include "fusefs/mount.h"
 #include "models/profile.h"
 #include "models/units.h"
@@ -14,6 +15,7 @@ namespace {
 
 struct MountArgs {
   ProfileArgs prof;
+  FaultArgs faults;
   std::string mountpoint, backing, capacity, prefill, trace, credit = "1ms";
   bool discard = false, json = false, quiet = false, debug = false, realtime = false;
   uint64_t seed = 1;
@@ -30,6 +32,7 @@ nlohmann::json summary_json(const fusefs::MountSummary& s, const std::string& pr
           {"bytes_written", s.bytes_written},
           {"bytes_read", s.bytes_read},
           {"errors", {{"ENOSPC", s.enospc}, {"EFBIG", s.efbig}, {"other", s.other_errors}}},
+          {"fault_events", s.fault_events},
           {"stalls", s.stalls},
           {"stall_seconds", s.stall_seconds},
           {"used_bytes", s.used_bytes},
@@ -42,11 +45,11 @@ void print_summary(const fusefs::MountSummary& s) {
   double rate = s.seconds > 0 ? static_cast<double>(s.bytes_written) / s.seconds : 0;
   fmt::print(stderr,
              "streamdisk: unmounted after {}: wrote {} in {} writes ({} on average), read {} in {} reads\n"
-             "  errors: ENOSPC {}, EFBIG {}, other {}; stalls {} ({}); fill {:.1f} % of {}\n"
+             "  errors: ENOSPC {}, EFBIG {}, other {}; fault events {}; stalls {} ({}); fill {:.1f} % of {}\n"
              "  reply - modelled completion: p50 {:.3f} ms, p99 {:.3f} ms, max {:.3f} ms over {} replies\n",
              format_duration(s.seconds), format_size(static_cast<double>(s.bytes_written)), s.writes,
              format_rate(rate), format_size(static_cast<double>(s.bytes_read)), s.reads, s.enospc, s.efbig,
-             s.other_errors, s.stalls, format_duration(s.stall_seconds), s.fill * 100,
+             s.other_errors, s.fault_events, s.stalls, format_duration(s.stall_seconds), s.fill * 100,
              s.capacity_bytes > 0 ? format_size(s.capacity_bytes) : std::string("unlimited"), s.late_p50 * 1e3,
              s.late_p99 * 1e3, s.late_max * 1e3, s.late_samples);
 }
@@ -100,6 +103,7 @@ Handler setup_mount(CLI::App& sub) {
                  "trip, which a real device would not add (docs/mount.md); 0 = off")
       ->type_name("TIME")
       ->capture_default_str();
+  add_fault_options(sub, a->faults);
   sub.add_flag("--json", a->json, "Print the summary as JSON on stdout at unmount");
   sub.add_flag("-q,--quiet", a->quiet, "No status line");
   sub.add_flag("--debug", a->debug, "libfuse debug output on stderr");
@@ -112,13 +116,18 @@ Handler setup_mount(CLI::App& sub) {
       "Examples:\n"
       "  streamdisk mount -p rpi4-buster+exfat-fuse+sandisk-ultrafit-16g --backing /tmp/stick /mnt/stick\n"
       "  streamdisk mount -p samsung-960evo-250g --discard --prefill 85% --trace ops.csv /mnt/ssd\n"
-      "  streamdisk mount -p fat32+sandisk-ultrafit-16g --discard --capacity 1GB --seed 7 /mnt/small");
+      "  streamdisk mount -p fat32+sandisk-ultrafit-16g --discard --capacity 1GB --seed 7 /mnt/small\n"
+      "  streamdisk mount -p sandisk-ultrafit-16g --backing /tmp/stick --fault eio:write@2GB --fault gone@10min /mnt/stick\n"
+      "  (faults at run time: streamdisk fault /mnt/stick delay=2s)");
   return [a] {
     auto p = load_profile(a->prof.profile, a->prof.sets);
     if (!p) return bad_input(p.message());
     fusefs::MountOptions opt;
     opt.profile = *p;
     if (Status s = model_options(*a, *p, opt.model); !s.ok()) return bad_input(s.message());
+    auto faults = fault_specs(a->faults);
+    if (!faults) return bad_input(faults.message());
+    opt.faults = std::move(*faults);
     opt.mountpoint = a->mountpoint;
     opt.backing = a->backing;
     opt.discard = a->discard;
@@ -130,10 +139,7 @@ Handler setup_mount(CLI::App& sub) {
     if (!credit || *credit < 0 || *credit > 1)
       return bad_input(fmt::format("--overhead-credit {}: give a duration from 0 to 1s, e.g. 1ms", a->credit));
     opt.overhead_credit_s = *credit;
-    opt.trace_meta["overhead_credit_s"] = fmt::format("{:g}", *credit);
-    for (size_t i = 0; i < a->prof.sets.size(); ++i) opt.trace_meta[fmt::format("set{}", i + 1)] = a->prof.sets[i];
-    if (opt.model.capacity_bytes >= 0) opt.trace_meta["capacity_bytes"] = fmt::format("{:.0f}", opt.model.capacity_bytes);
-    if (opt.model.prefill_bytes > 0) opt.trace_meta["prefill_bytes"] = fmt::format("{:.0f}", opt.model.prefill_bytes);
+    opt.profile_sets = a->prof.sets;
     if (Status s = fusefs::check_mount(opt); !s.ok()) return bad_input(s.message());
     auto sum = fusefs::run_mount(opt);
     if (!sum) return failure(sum.message());

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/fault_args.h"
 #include "cli/recording_args.h"
 #include "models/cleanup.h"
 #include "measure/record.h"
@@ -19,6 +20,7 @@ namespace {
 struct RecordArgs {
   std::string dir, name = "rec", trace;
   RecordingArgs rec;
+  FaultArgs faults;
   bool json = false;
 };
 
@@ -30,6 +32,7 @@ nlohmann::json to_json(const RecorderConfig& c, const RecordReport& rep) {
   for (size_t i = 0; i < rep.paths.size() && i < j["files"].size(); ++i) j["files"][i]["path"] = rep.paths[i];
   j["direct_used"] = rep.direct_used;
   j["notes"] = rep.notes;
+  if (!rep.fault_events.empty()) j["faults"] = fault_events_json(rep.fault_events);
   return j;
 }
 
@@ -46,6 +49,7 @@ void print_text(const std::string& dir, const RecorderConfig& c, const RecordRep
   if (r.files.size() > 4) row("files", fmt::format("{} in all", r.files.size()));
   print_outcome_rows(r);
   if (!r.stopped_reason.empty()) row("stopped", fmt::format("after {}: {}", format_duration(*r.stopped_s), r.stopped_reason));
+  print_fault_rows(rep.fault_events);
   for (const auto& n : rep.notes) row("note", n);
   for (const auto& w : recording_warnings(c, r)) row("warning", w);
   fmt::print("{}\n", verdict_line(c, r));
@@ -59,6 +63,7 @@ Handler setup_record(CLI::App& sub) {
   add_recording_options(sub, a->rec);
   sub.remove_option(sub.get_option("--fill"));  // model-only options
   sub.remove_option(sub.get_option("--seed"));
+  add_fault_options(sub, a->faults);
   sub.add_option("--name", a->name, "Base name of the files: NAME.w64, NAME_ch01.raw... (default rec)");
   sub.add_option("--trace", a->trace,
                  "Write every operation to this native trace CSV ('-' for stdout); never one of the recording's "
@@ -74,7 +79,8 @@ Handler setup_record(CLI::App& sub) {
       "Examples:\n"
       "  streamdisk record /media/usb -c 48 -r 48k -b 16 -f w64 --buffer 1MiB -d 60s\n"
       "  streamdisk record /mnt/streamdisk -c 18 -r 48k -b 24 -f wav -d 30s --json   # through `mount`\n"
-      "  streamdisk record /tmp -c 4 -r 25.6k -b 24 -f tdms -d 10s --trace rec.csv");
+      "  streamdisk record /tmp -c 4 -r 25.6k -b 24 -f tdms -d 10s --trace rec.csv\n"
+      "  streamdisk record /tmp -c 2 -r 48k -f wav -d 60s --fault eio:write@5MB   # the file stops at 5 MB");
   return [a] {
     auto cfg = recorder_config(a->rec);
     if (!cfg) return bad_input(cfg.message());
@@ -82,7 +88,10 @@ Handler setup_record(CLI::App& sub) {
     if (a->name.empty() || a->name.find('/') != std::string::npos)
       return bad_input(fmt::format("--name '{}' must be a plain file name without '/'", a->name));
     cfg->base_name = a->name;
+    auto faults = fault_specs(a->faults);
+    if (!faults) return bad_input(faults.message());
     RecordOptions o;
+    o.faults = std::move(*faults);
     o.dir = a->dir;
     o.rec = *cfg;
     o.trace_path = a->trace;

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <memory>
 #include <optional>
-#include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -79,17 +78,14 @@ nlohmann::json row_json(const Row& r) {
 
 nlohmann::json to_json(const OpList& ops, const ReplayArgs& a, const ReplayOptions& o, const std::vector<Row>& rows,
                        uint64_t seed) {
-  std::set<std::string> files;
-  std::set<int> threads;
-  for (const auto& op : ops.ops) files.insert(op.file), threads.insert(op.thread);
   nlohmann::json j;
   j["format"] = "streamdisk-replay";
   j["format_version"] = 1;
   j["trace"] = {{"name", ops.name},
                 {"format", ops.format},
                 {"ops", ops.ops.size()},
-                {"files", files.size()},
-                {"threads", threads.size()},
+                {"files", ops.file_count()},
+                {"threads", ops.thread_count()},
                 {"bytes_written", ops.bytes_written()},
                 {"recorded_end_s", ops.recorded_end() * o.time_scale},
                 {"has_durations", ops.has_durations()},
@@ -108,12 +104,9 @@ nlohmann::json to_json(const OpList& ops, const ReplayArgs& a, const ReplayOptio
 std::string ms(double s) { return s < 1 ? fmt::format("{:.2f} ms", s * 1e3) : format_duration(s); }
 
 void print_human(const OpList& ops, const ReplayArgs& a, const ReplayOptions& o, const std::vector<Row>& rows) {
-  std::set<std::string> files;
-  std::set<int> threads;
-  for (const auto& op : ops.ops) files.insert(op.file), threads.insert(op.thread);
   double rec = ops.recorded_end() * o.time_scale;
   fmt::print("Trace {} ({}): {} ops on {} file(s), {} thread(s), {} written{}\n", ops.name, ops.format,
-             ops.ops.size(), files.size(), threads.size(), format_size(ops.bytes_written()),
+             ops.ops.size(), ops.file_count(), ops.thread_count(), format_size(ops.bytes_written()),
              rec > 0 ? fmt::format(" over {} recorded", ms(rec)) : " (no times recorded)");
   for (const auto& [why, n] : ops.ignored) fmt::print("  not replayed: {} x {}\n", n, why);
   if (!ops.unknown.empty()) {
@@ -184,31 +177,22 @@ Status parse_options(const ReplayArgs& a, ReplayOptions& o) {
 }
 
 // The model's seed, capacity and prefill: the options, else what the trace
-// records (simulate and mount write them), else the defaults. Header values
-// are checked like every other input (capacity_bytes=nan is an error).
-Result<ModelOptions> model_options_for(const ReplayArgs& a, const OpList& ops) {
+// records (TraceModel: simulate and mount write it), else the defaults.
+// Header values are checked like every other input (capacity_bytes=nan is an
+// error).
+Result<ModelOptions> model_options_for(const ReplayArgs& a, const TraceModel& tm) {
   using R = Result<ModelOptions>;
-  ModelOptions mo;
-  auto seed = meta_number(ops.meta, "seed", ops.name, 1.8e19);
-  if (!seed) return seed.status();
-  mo.seed = a.seed ? *a.seed : static_cast<uint64_t>(seed->value_or(1));
+  ModelOptions mo = tm.model_options();
+  if (a.seed) mo.seed = *a.seed;
   if (!a.capacity.empty()) {
     auto c = parse_size(a.capacity);
     if (!c) return R::error(fmt::format("--capacity: {}", c.message()));
     mo.capacity_bytes = *c;
-  } else {
-    auto c = meta_number(ops.meta, "capacity_bytes", ops.name, 1e17);
-    if (!c) return c.status();
-    if (*c) mo.capacity_bytes = **c;
   }
   if (!a.prefill.empty()) {
     auto p = parse_size(a.prefill);
     if (!p) return R::error(fmt::format("--prefill: {} (give bytes, e.g. 10GB)", p.message()));
     mo.prefill_bytes = *p;
-  } else {
-    auto p = meta_number(ops.meta, "prefill_bytes", ops.name, 1e17);
-    if (!p) return p.status();
-    if (*p) mo.prefill_bytes = **p;
   }
   return mo;
 }
@@ -236,11 +220,16 @@ int run(const ReplayArgs& a) {
   auto fmt_kind = trace_format_from_name(a.format);
   if (!fmt_kind) return bad_input(fmt_kind.message());
   std::vector<Profile> profiles;
-  for (const auto& spec : a.profiles) {
-    auto p = load_profile(spec, a.sets);
-    if (!p) return bad_input(p.message());
-    profiles.push_back(std::move(*p));
-  }
+  auto load_profiles = [&](const std::vector<std::string>& sets) -> Status {
+    profiles.clear();
+    for (const auto& spec : a.profiles) {
+      auto p = load_profile(spec, sets);
+      if (!p) return p.status();
+      profiles.push_back(std::move(*p));
+    }
+    return {};
+  };
+  if (auto st = load_profiles(a.sets); !st.ok()) return bad_input(st.message());
   if (a.json && a.trace_out == "-") return bad_input("--trace-out - and --json both want stdout: write the trace to a file");
   // --target: the files go there through measure's RealDevice (O_EXCL names,
   // only its own files removed, Ctrl-C removes them); buffered, as the
@@ -262,16 +251,26 @@ int run(const ReplayArgs& a) {
   }
   auto ops = read_ops_file(a.trace, *fmt_kind);
   if (!ops) return bad_input(ops.message());
-  auto mo = model_options_for(a, *ops);
+  auto tm = TraceModel::read(ops->meta, ops->name);
+  if (!tm) return bad_input(tm.message());
+  auto mo = model_options_for(a, *tm);
   if (!mo) return bad_input(mo.message());
+  // The device's overrides: --set, else the trace's (a `mount --set` trace
+  // replays on the device it was made on).
+  const std::vector<std::string>& sets = a.sets.empty() ? tm->sets : a.sets;
+  if (a.sets.empty() && !tm->sets.empty()) {
+    if (auto st = load_profiles(tm->sets); !st.ok())
+      return bad_input(fmt::format("{} (from the trace's # set lines; give --set to replace them)", st.message()));
+  }
   uint64_t seed = mo->seed;
   TraceWriter out;
   if (!a.trace_out.empty()) {
-    std::string device = profiles.empty() ? "path " + a.target : profiles[0].name;
-    auto st = out.open(a.trace_out,
-                       {{"tool", "streamdisk replay"}, {"source", ops->name}, {"profile", device},
-                        {"seed", std::to_string(seed)}},
-                       {"--trace-out", "replay.csv", true, {a.trace}});
+    std::map<std::string, std::string> meta{{"tool", "streamdisk replay"}, {"source", ops->name}};
+    if (profiles.empty())
+      meta["profile"] = "path " + a.target, meta["seed"] = std::to_string(seed);
+    else
+      TraceModel::of(profiles[0].name, sets, *mo).write(meta);
+    auto st = out.open(a.trace_out, meta, {"--trace-out", "replay.csv", true, {a.trace}});
     if (!st.ok()) return bad_input(st.message());
   }
   std::vector<Row> rows;
@@ -310,7 +309,9 @@ Handler setup_replay(CLI::App& sub) {
   sub.add_option("-p,--profile", a->profiles,
                  "Replay in virtual time against this profile (repeat to compare devices; "
                  "`streamdisk profiles` lists them)");
-  sub.add_option("--set", a->sets, "Override a parameter of every profile: --set device.sustained_mbps=20")
+  sub.add_option("--set", a->sets,
+                 "Override a parameter of every profile: --set device.sustained_mbps=20 (default: the trace's "
+                 "# set lines, which simulate and mount write)")
       ->type_name("KEY=VALUE");
   sub.add_option("--target", a->target,
                  "Replay in wall-clock time on real storage (or a FUSE mount): files go in this directory; "

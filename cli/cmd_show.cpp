@@ -6,9 +6,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/spread_report.h"
 #include "models/analytic.h"
 #include "models/profile.h"
 #include "models/units.h"
+#include "sim/spread.h"
 
 namespace sd::cli {
 namespace {
@@ -44,6 +46,23 @@ std::string value_text(const ParamSpec& s, double v) {
   return "?";
 }
 
+// The sustained rate (1 MiB blocks, what a long recording gets) over the
+// ranges of the profile's estimates: closed form, so cheap.
+Spread sustained_spread(const Profile& p, double fill) {
+  auto r = propagate(p, [fill](const std::vector<const Profile*>& batch) {
+    std::vector<double> out;
+    for (const Profile* q : batch) {
+      bool cache = q->params(Layer::Host).get("dirty_limit_bytes") > 0;
+      out.push_back(write_rate(*q, 1048576, Phase::Sustained, !cache, fill));
+    }
+    return Result<std::vector<double>>(std::move(out));
+  });
+  if (!r) std::abort();  // the callback cannot fail
+  return *r;
+}
+
+std::string rate_value(double v) { return format_rate(v); }
+
 std::vector<double> block_sizes() {
   std::vector<double> out;
   for (double b = 512; b <= 8.0 * 1048576; b *= 2) out.push_back(b);
@@ -73,6 +92,7 @@ nlohmann::json to_json(const Profile& p, double fill) {
                                            {"origin", origin_text(v)},
                                            {"estimate", v.estimate},
                                            {"source", v.source}};
+      if (v.range) lj["params"][std::string(s->key)]["range"] = {v.range->first, v.range->second};
     }
     j["layers"][std::string(layer_name(l))] = lj;
   }
@@ -90,6 +110,7 @@ nlohmann::json to_json(const Profile& p, double fill) {
                 {"bytes_written_by_then", ex.bytes}};
   j["sustained_mbps_1MiB"] = write_rate(p, 1048576, Phase::Sustained, true, fill) / 1e6;
   j["fill"] = fill;
+  j["sustained_spread"] = spread_json(sustained_spread(p, fill));
   return j;
 }
 
@@ -124,6 +145,7 @@ void print_human(const Profile& p, double fill) {
       if (!p.has(l) && v.origin == Origin::Default) continue;
       fmt::print("  {:<32} {:<26} {}\n", fmt::format("{}.{}", layer_name(l), s->key), value_text(*s, v.value),
                  origin_text(v));
+      if (v.range) fmt::print("      range: {} ... {}\n", value_text(*s, v.range->first), value_text(*s, v.range->second));
       if (!v.source.empty()) fmt::print("      source: {}\n", v.source);
     }
   }
@@ -155,6 +177,9 @@ void print_human(const Profile& p, double fill) {
   }
   fmt::print("Sustained rate (1 MiB blocks, what a long recording gets): {}\n",
              format_rate(write_rate(p, 1048576, Phase::Sustained, !cache, fill)));
+  Spread sp = sustained_spread(p, fill);
+  fmt::print("Over the estimates' ranges: {}\n  {}\n  ({})\n", spread_range_text(sp, rate_value),
+             spread_decisive_text(sp, rate_value), spread_method(sp));
 }
 
 }  // namespace

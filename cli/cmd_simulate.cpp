@@ -2,16 +2,22 @@
 #include <unistd.h>
 
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/fault_args.h"
 #include "cli/recording_args.h"
+#include "cli/spread_report.h"
+#include "models/fault.h"
 #include "models/model_device.h"
 #include "models/profile.h"
 #include "models/units.h"
 #include "sim/cost.h"
+#include "sim/seed_pool.h"
+#include "sim/spread.h"
 #include "sim/verdict.h"
 
 namespace sd::cli {
@@ -20,9 +26,35 @@ namespace {
 struct SimArgs {
   ProfileArgs prof;
   RecordingArgs rec;
+  FaultArgs faults;
   std::string trace;
   bool json = false;
+  bool no_spread = false;
 };
+
+// The overrun count over the ranges of the profile's estimates: every
+// evaluation at the same seed, in parallel on the shared pool.
+Result<Spread> overrun_spread(const Profile& p, const RecorderConfig& c, const ModelOptions& mo) {
+  return propagate(p, [&](const std::vector<const Profile*>& batch) -> Result<std::vector<double>> {
+    std::vector<double> out(batch.size());
+    std::vector<std::string> errors(batch.size());
+    SeedPool pool;
+    pool.run(
+        batch.size(),
+        [&](size_t i) {
+          ModelDevice dev(*batch[i], mo);
+          VirtualClock clock;
+          auto r = run_recorder(dev, clock, c);
+          if (r) out[i] = static_cast<double>(r->overrun_events);
+          else errors[i] = r.message();
+        },
+        [](size_t) { return true; }, SIZE_MAX);
+    for (const auto& e : errors)
+      if (!e.empty()) return Result<std::vector<double>>::error(e);
+    return out;
+  });
+}
+
 
 nlohmann::json to_json(const std::string& profile, const RecorderConfig& c, const RecorderResult& r,
                        const ModelState& st, uint64_t seed) {
@@ -36,8 +68,17 @@ nlohmann::json to_json(const std::string& profile, const RecorderConfig& c, cons
   return j;
 }
 
+std::string overruns_value(double v) { return fmt::format("{:.0f} overrun{}", v, v == 1 ? "" : "s"); }
+
+// Faults that never fired are worth a line too (a pattern that matched no file).
+void print_fault_summary(const FaultSchedule& s) {
+  print_fault_rows(s.events());
+  for (size_t i = 0; i < s.size(); ++i)
+    if (s.hits(i) == 0) print_report_row("fault", fmt::format("{}: never fired", s.spec(i).text));
+}
+
 void print_text(const std::string& profile, const RecorderConfig& c, const RecorderResult& r, const ModelState& st,
-                uint64_t seed) {
+                uint64_t seed, const FaultSchedule& faults, const std::optional<Spread>& spread) {
   auto row = print_report_row;
   row("profile", fmt::format("{} (seed {})", profile, seed));
   row("stream", fmt::format("{}, {}, {}", stream_text(c.stream), format_name(c.format), format_duration(c.duration_s)));
@@ -54,7 +95,13 @@ void print_text(const std::string& profile, const RecorderConfig& c, const Recor
   row("stalls", fmt::format("{} ({} in all)", st.stalls, format_duration(st.stall_seconds)));
   if (!r.stopped_reason.empty() && !r.aborted_at_overrun)
     row("stopped", fmt::format("after {}: {}", format_duration(*r.stopped_s), r.stopped_reason));
+  if (!faults.empty()) print_fault_summary(faults);
   for (const auto& w : recording_warnings(c, r)) row("warning", w);
+  if (spread) {
+    row("spread", spread_range_text(*spread, overruns_value) + " (over the estimates' ranges)");
+    row("decided by", spread_decisive_text(*spread, overruns_value));
+    row("method", spread_method(*spread));
+  }
   fmt::print("{}\n", verdict_line(c, r));
 }
 
@@ -64,10 +111,14 @@ Handler setup_simulate(CLI::App& sub) {
   auto a = std::make_shared<SimArgs>();
   add_profile_options(sub, a->prof);
   add_recording_options(sub, a->rec);
+  add_fault_options(sub, a->faults);
   sub.add_option("--trace", a->trace,
                  "Write every operation to this native trace CSV ('-' for stdout; docs/formats.md: written whole "
                  "or not at all, devices and fifos written directly)");
   sub.add_flag("--json", a->json, "Print JSON instead of text");
+  sub.add_flag("--no-spread", a->no_spread,
+               "Skip the spread: by default the recording is run again with each estimated parameter at either end "
+               "of its range (same seed), and the overrun count is reported as a range with the most likely value");
   sub.footer(
       "Runs a recorder (producer at the exact sample rate, ring buffer, writer draining it in blocks\n"
       "through the file format's writes) against the profile's model in virtual time, and reports\n"
@@ -76,7 +127,13 @@ Handler setup_simulate(CLI::App& sub) {
       "  streamdisk simulate -p rpi4-buster+exfat-fuse+sandisk-ultrafit-16g -c 48 -r 48k -b 16 -f w64 \\\n"
       "      --buffer 1MiB -d 1.5h\n"
       "  streamdisk simulate -p usrp-2974 -c 2 -r 160M -b 16 --buffer 256MiB -d 2min --json\n"
-      "  streamdisk simulate -p crio-9014 -c 4 -r 25.6k -b 32 -f tdms -d 10min --trace run.csv");
+      "  streamdisk simulate -p crio-9014 -c 4 -r 25.6k -b 32 -f tdms -d 10min --trace run.csv\n"
+      "  streamdisk simulate -p rpi4-buster-ultrafit-exfat -c 8 -r 48k -b 16 -f w64 -d 1.5h --no-spread\n"
+      "  streamdisk simulate -p fat32+sandisk-ultrafit-16g -c 2 -r 48k -f wav -d 10min --fault eio:write@50MB\n\n"
+      "Spread: the profile's estimated parameters carry ranges (docs/profiles.md, 'Ranges'); the overrun\n"
+      "count is also computed with each at either end of its range and at the two corners (corner bounds,\n"
+      "2k + 3 runs for k parameters, the same seed), and the parameter that moves it most is named with the\n"
+      "characterize/measure step that measures it.");
   return [a] {
     if (a->trace == "-" && a->json)
       return bad_input("--trace - and --json both want stdout: write the trace to a file (--trace run.csv)");
@@ -87,21 +144,30 @@ Handler setup_simulate(CLI::App& sub) {
     auto mo = model_options(a->rec, *p);
     if (!mo) return bad_input(mo.message());
     if (a->json && a->trace == "-") return bad_input("--trace - and --json both want stdout: write the trace to a file");
-    if (auto st = check_cost(estimate_recording(*p, *cfg, *mo)); !st.ok()) return bad_input(st.message());
+    double runs = a->no_spread ? 1 : 3 + 2 * static_cast<double>(ranged_params(*p).size());
+    if (auto st = check_cost(estimate_recording(*p, *cfg, *mo), runs,
+                             a->no_spread ? "" : "runs (the spread: --no-spread runs one)");
+        !st.ok())
+      return bad_input(st.message());
+    auto specs = fault_specs(a->faults);
+    if (!specs) return bad_input(specs.message());
     TraceWriter trace;
     if (!a->trace.empty()) {
-      auto st = trace.open(a->trace, {{"tool", "streamdisk simulate"},
-                                      {"profile", p->name},
-                                      {"seed", std::to_string(a->rec.seed)},
-                                      {"stream", stream_text(cfg->stream)},
-                                      {"format", std::string(format_name(cfg->format))},
-                                      {"buffer_bytes", std::to_string(cfg->buffer_bytes)}},
-                           {"--trace", "trace.csv", true, profile_files(a->prof.profile)});
+      std::map<std::string, std::string> meta{{"tool", "streamdisk simulate"},
+                                              {"stream", stream_text(cfg->stream)},
+                                              {"format", std::string(format_name(cfg->format))},
+                                              {"buffer_bytes", std::to_string(cfg->buffer_bytes)}};
+      TraceModel::of(p->name, a->prof.sets, *mo).write(meta);
+      auto st = trace.open(a->trace, meta, {"--trace", "trace.csv", true, profile_files(a->prof.profile)});
       if (!st.ok()) return bad_input(st.message());
     }
-    ModelDevice dev(*p, *mo);
+    ModelDevice model(*p, *mo);
+    FaultSchedule faults(a->rec.seed);
+    for (auto& f : *specs) faults.add(std::move(f));
+    FaultDevice dev(model, faults);
     VirtualClock clock;
     RecorderHooks hooks;
+    hooks.naming = [&faults](FileId f, const std::string& name) { faults.name_file(f, name); };
     if (trace.is_open()) hooks.trace = &trace;
     bool tty = isatty(STDERR_FILENO) != 0;
     if (tty) hooks.progress = [](double f) { fmt::print(stderr, "\rsimulating... {:3.0f} %", f * 100); };
@@ -112,11 +178,23 @@ Handler setup_simulate(CLI::App& sub) {
       return bad_input(r.message());
     }
     if (auto st = trace.close(); !st.ok()) return failure(st.message());
-    ModelState state = dev.state(clock.now());
-    if (a->json)
-      fmt::print("{}\n", to_json(p->name, *cfg, *r, state, a->rec.seed).dump(2));
-    else
-      print_text(p->name, *cfg, *r, state, a->rec.seed);
+    ModelState state = model.state(clock.now());
+    std::optional<Spread> spread;
+    if (!a->no_spread) {
+      if (tty) fmt::print(stderr, "\rspread: {} runs...", runs);
+      auto sp = overrun_spread(*p, *cfg, *mo);
+      if (tty) fmt::print(stderr, "\r{:30}\r", "");
+      if (!sp) return bad_input(sp.message());
+      spread = *sp;
+    }
+    if (a->json) {
+      nlohmann::json j = to_json(p->name, *cfg, *r, state, a->rec.seed);
+      j["overrun_spread"] = spread ? spread_json(*spread) : nlohmann::json(nullptr);
+      if (!faults.empty()) j["faults"] = fault_events_json(faults.events());
+      fmt::print("{}\n", j.dump(2));
+    } else {
+      print_text(p->name, *cfg, *r, state, a->rec.seed, faults, spread);
+    }
     return kExitOk;
   };
 }

@@ -58,6 +58,8 @@ Handler setup_measure(CLI::App& sub);
 Handler setup_record(CLI::App& sub);
 Handler setup_calibrate(CLI::App& sub);
 Handler setup_replay(CLI::App& sub);
+Handler setup_fault(CLI::App& sub);
+Handler setup_inspect(CLI::App& sub);
 Handler setup_report(CLI::App& sub);
 Handler setup_mount(CLI::App& sub);
 Handler setup_characterize(CLI::App& sub);

@@ -16,6 +16,8 @@ const std::vector<CommandDef>& commands() {
       {"replay", "Replay a recorder's I/O trace against profiles (virtual time) or a real path", setup_replay},
       {"report", "Make one self-contained HTML report (inline SVG plots) from JSON outputs", setup_report},
       {"mount", "Mount a FUSE filesystem that writes as slowly as the emulated device", setup_mount},
+      {"fault", "Make a running mount fail: an I/O error, a delay, a pulled device (docs/faults.md)", setup_fault},
+      {"inspect", "Say what a strict and a lenient reader recover from a recording, and how to repair it", setup_inspect},
   };
   return table;
 }

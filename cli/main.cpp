@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "cli/version.h"
 #include "models/input.h"
 #include "models/params.h"
 #include "models/units.h"
@@ -80,7 +81,7 @@ int main(int argc, char** argv) {
       "  streamdisk show rpi4-buster+exfat-fuse+sandisk-ultrafit-16g --set device.sustained_mbps=8\n",
       "streamdisk"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "streamdisk 0.1.0");
+  app.set_version_flag("--version", version_line());
   Handler handler;
   for (const auto& c : commands()) {
     CLI::App* sub = app.add_subcommand(c.name, c.summary);

@@ -10,7 +10,7 @@
 //
 // Locks (no code path holds two of them at once, so there is no lock order
 // to get wrong): InodeTable's mutex (inodes), model_mu_ (the model and
-// issue order), ReplyScheduler's mutex (parked replies), trace_mu_ (the
+// issue order, the fault schedule), ReplyScheduler's mutex (parked replies), trace_mu_ (the
 // trace writer and the completion-error samples).
 #pragma once
 #define FUSE_USE_VERSION FUSE_MAKE_VERSION(3, 12)
@@ -29,6 +29,7 @@
 #include "fusefs/mount.h"
 #include "fusefs/reply_scheduler.h"
 #include "fusefs/semantics.h"
+#include "models/fault.h"
 #include "models/model_device.h"
 #include "models/trace.h"
 
@@ -70,6 +71,16 @@ class Fs {
     size_t waiting;
   };
   Snapshot snapshot();
+  // Fault events from index `from` on (status line), and the control.
+  std::vector<FaultEvent> fault_events(size_t from);
+  int add_fault(const std::string& spec);  // 0 or EINVAL (bad spec)
+  // Once a gone fault fired: the errno every call gets (0 before). Checked
+  // before a call touches the backing directory.
+  int gone();
+  // The control (fs_control.cpp): setting kFaultXattr on the root adds a
+  // fault (0 or EINVAL); other attributes go to setxattr below.
+  static bool is_control(Ino ino, const char* name);
+  int control(const char* value, size_t size);
 
   // ---- metadata (fs_meta.cpp); return 0 or an errno ----
   int lookup(Ino parent, const char* name, fuse_entry_param& e);
@@ -139,6 +150,10 @@ class Fs {
   InodeTable inodes_;
   std::mutex model_mu_;  // guards model_
   ModelDevice model_;
+  FaultSchedule faults_;  // model_mu_
+  FaultDevice device_;    // model_ behind faults_; model_mu_
+  std::atomic<int> gone_{0};
+  std::atomic<double> gone_at_{0};  // faults_.gone_time(), readable without model_mu_
   std::unordered_map<int, double> last_reply_;  // caller thread -> its last modelled completion (s); model_mu_
   double last_issue_ = 0;                       // model_mu_
   uint64_t next_seq_ = 0;                       // model_mu_

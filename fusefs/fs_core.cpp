@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "fusefs/fs.h"
+#include "models/percentile.h"
 
 namespace sd::fusefs {
 namespace {
@@ -19,16 +20,23 @@ Fs::Fs(const MountOptions& opt, int root_fd)
       sem_(opt.profile),
       inodes_(root_fd),
       model_(opt.profile, opt.model),
-      sched_(clock_) {}
+      faults_(opt.model.seed),
+      device_(model_, faults_),
+      sched_(clock_) {
+  for (const auto& f : opt.faults) faults_.add(f);
+  gone_at_ = faults_.gone_time();
+}
 
 Fs::~Fs() { sched_.stop(); }
 
 Status Fs::open_trace() {
   if (opt_.trace_path.empty()) return {};
-  std::map<std::string, std::string> meta = opt_.trace_meta;
-  meta["profile"] = opt_.profile.name;
-  meta["seed"] = fmt::format("{}", opt_.model.seed);
+  std::map<std::string, std::string> meta;
+  TraceModel tm = TraceModel::of(opt_.profile.name, opt_.profile_sets, opt_.model);
+  tm.overhead_credit_s = opt_.overhead_credit_s;
+  tm.write(meta);
   meta["source"] = "streamdisk mount";
+  for (size_t i = 0; i < opt_.faults.size(); ++i) meta[fmt::format("fault{}", i + 1)] = opt_.faults[i].text;
   return trace_.open(opt_.trace_path, meta);
 }
 
@@ -62,7 +70,8 @@ Issued Fs::submit(const Op& op, int thread) {
   is.start = std::min(now, std::max(is.start, last_issue_));  // issue order = trace order
   last_issue_ = is.start;
   is.seq = next_seq_++;
-  is.c = model_.submit(op, is.start);
+  is.c = device_.submit(op, is.start);
+  gone_.store(faults_.gone_error(), std::memory_order_relaxed);
   return is;
 }
 
@@ -156,6 +165,10 @@ MountSummary Fs::summary() {
   m.enospc = enospc_;
   m.efbig = efbig_;
   m.other_errors = errors_;
+  {
+    std::lock_guard lk(model_mu_);
+    m.fault_events = faults_.events().size();
+  }
   m.stalls = s.model.stalls;
   m.stall_seconds = s.model.stall_seconds;
   m.fill = s.model.fill;
@@ -169,15 +182,40 @@ MountSummary Fs::summary() {
   m.late_max = late_max_;
   if (!late_.empty()) {
     std::vector<float> v = late_;
-    auto at = [&v](double q) {
-      auto k = static_cast<size_t>(q * static_cast<double>(v.size() - 1));
-      std::nth_element(v.begin(), v.begin() + static_cast<long>(k), v.end());
-      return static_cast<double>(v[k]);
-    };
-    m.late_p50 = at(0.5);
-    m.late_p99 = at(0.99);
+    m.late_p50 = percentile_in_place(v, 0.5);
+    m.late_p99 = percentile_in_place(v, 0.99);
   }
   return m;
+}
+
+}  // namespace sd::fusefs
+
+namespace sd::fusefs {
+
+std::vector<FaultEvent> Fs::fault_events(size_t from) {
+  std::lock_guard lk(model_mu_);
+  const auto& ev = faults_.events();
+  if (from >= ev.size()) return {};
+  return {ev.begin() + static_cast<long>(from), ev.end()};
+}
+
+int Fs::add_fault(const std::string& spec) {
+  auto f = parse_fault(spec);
+  if (!f || f->kind == FaultKind::PowerLoss) return EINVAL;
+  std::lock_guard lk(model_mu_);
+  faults_.add(std::move(*f), clock_.now());
+  gone_at_ = faults_.gone_time();
+  return 0;
+}
+
+int Fs::gone() {
+  if (int e = gone_.load(std::memory_order_relaxed)) return e;
+  double now = clock_.now();
+  if (now < gone_at_.load(std::memory_order_relaxed)) return 0;
+  std::lock_guard lk(model_mu_);
+  faults_.tick(now);
+  gone_.store(faults_.gone_error(), std::memory_order_relaxed);
+  return faults_.gone_error();
 }
 
 }  // namespace sd::fusefs

@@ -109,6 +109,15 @@ void Fs::create(fuse_req_t req, Ino parent, const char* name, mode_t mode, fuse_
     return;
   }
   Issued is = submit(Op{OpKind::Create, in->model_id(), 0, 0, false}, caller(req));
+  if (is.c.error && is.c.error != EEXIST) {
+    // A fault failed the create (models/fault.h): the program gets the error
+    // and the backing directory does not keep the file.
+    int err = is.c.error;
+    close(h_fd_and_delete(f));
+    forget(e.ino, 1);
+    unlinkat(p->fd, name, 0);
+    return answer(is, is.c.done, err, 0, [req, err] { fuse_reply_err(req, err); });
+  }
   answer(is, is.c.done, 0, 0, [req, e, f] {
     if (fuse_reply_create(req, &e, &f) != 0) close(h_fd_and_delete(f));
   });

@@ -47,11 +47,13 @@ int Fs::link(Ino ino, Ino newparent, const char* newname, fuse_entry_param& e) {
 
 // Without xattrs, a userspace driver answers ENOSYS (the kernel's FUSE
 // client fails the call with EOPNOTSUPP and stops asking); a kernel driver
-// has no handlers: EOPNOTSUPP, and listxattr lists nothing.
+// has no handlers: EOPNOTSUPP, and listxattr lists nothing. setxattr answers
+// EOPNOTSUPP in both cases (what the caller sees either way): an ENOSYS would
+// make the kernel stop sending setxattr, the fault control's too.
 void Fs::setxattr(fuse_req_t req, Ino ino, const char* name, const char* value, size_t size, int flags) {
   Inode* in = inode(ino);
   if (!in) return (void)fuse_reply_err(req, ESTALE);
-  if (!sem_.xattrs()) return (void)fuse_reply_err(req, sem_.userspace() ? ENOSYS : EOPNOTSUPP);
+  if (!sem_.xattrs()) return (void)fuse_reply_err(req, EOPNOTSUPP);
   int r = ::setxattr(proc_path(in->fd).c_str(), name, value, size, flags);
   fuse_reply_err(req, r == 0 ? 0 : errno);
 }

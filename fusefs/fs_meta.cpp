@@ -69,6 +69,10 @@ int Fs::entry_for(Inode* parent, const char* name, fuse_entry_param& e, bool reg
     return err;
   }
   Inode* in = inodes_.add_lookup(fd, st);
+  if (in->regular()) {
+    std::lock_guard lk(model_mu_);
+    faults_.name_file(in->model_id(), name);  // for file= patterns
+  }
   if (register_in_model) ensure_in_model(in, static_cast<uint64_t>(st.st_size), 0);
   e = fuse_entry_param{};
   e.ino = in->id;

@@ -8,7 +8,11 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
+#include <vector>
+
+#include "models/fault.h"
 #include "models/model_device.h"
 #include "models/profile.h"
 #include "models/status.h"
@@ -20,9 +24,9 @@ struct MountOptions {
   std::string backing;   // real files go here; with discard, empty = a private temp dir
   bool discard = false;  // keep names, sizes and metadata, not contents (reads return zeros)
   Profile profile;       // finished
+  std::vector<std::string> profile_sets;  // the --sets `profile` was made with (for the trace header)
   ModelOptions model;    // seed, prefill_bytes, capacity_bytes
   std::string trace_path;  // "" = no trace
-  std::map<std::string, std::string> trace_meta;  // extra "# key=value" lines
   bool status_line = true;  // a status line on stderr once a second
   bool debug = false;       // libfuse debug output
   // FUSE workers at SCHED_FIFO priority 1: on a loaded machine they pick up
@@ -41,13 +45,23 @@ struct MountOptions {
   // chooses it, for tests).
   bool direct_io_mmap = true;
   unsigned max_threads = 16;  // FUSE worker threads (replies are parked, so few suffice)
+  // Faults from the start (--fault); more arrive at run time through the
+  // control attribute on the mount's root (kFaultXattr).
+  std::vector<FaultSpec> faults;
 };
+
+// The run-time control: setxattr(MOUNTPOINT, kFaultXattr, SPEC) adds a fault
+// (time triggers count from then); getxattr(MOUNTPOINT, kFaultEventsXattr)
+// lists what the faults did, one event per line. `streamdisk fault` uses them.
+inline constexpr const char* kFaultXattr = "user.streamdisk.fault";
+inline constexpr const char* kFaultEventsXattr = "user.streamdisk.fault_events";
 
 struct MountSummary {
   double seconds = 0;  // mounted for
   uint64_t writes = 0, reads = 0, other_ops = 0;
   uint64_t bytes_written = 0, bytes_read = 0;
   uint64_t enospc = 0, efbig = 0, other_errors = 0;
+  uint64_t fault_events = 0;  // things the faults did (models/fault.h)
   uint64_t stalls = 0;
   double stall_seconds = 0;
   double fill = 0, used_bytes = 0, capacity_bytes = 0;

@@ -49,6 +49,11 @@ class StatusLine {
                  "stalls {}  waiting {}{}",
                  tty_ ? "\r\033[K" : "", s.now, s.bytes_written / 1e6, rate / 1e6, burst, s.model.fill * 100,
                  s.model.stalls, s.waiting, tty_ ? "" : "\n");
+      // What the faults did since the last line, each on its own line.
+      for (const auto& e : fs_.fault_events(events_shown_)) {
+        fmt::print(stderr, "{}mount {:>7.1f} s  fault {}\n", tty_ ? "\r\033[K" : "", e.time, e.text);
+        ++events_shown_;
+      }
       std::fflush(stderr);
     }
   }
@@ -57,6 +62,7 @@ class StatusLine {
   std::mutex mu_;  // guards stop_
   std::condition_variable cv_;
   bool stop_ = false;
+  size_t events_shown_ = 0;  // the status thread's own
   std::thread thread_;
 };
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +21,7 @@
 #include "models/cleanup.h"
 #include "measure/real_device.h"
 #include "models/model_device.h"
+#include "models/percentile.h"
 #include "models/profile.h"
 #include "models/trace.h"
 #include "models/units.h"
@@ -223,6 +225,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
     t.space = [m, cap] { return SpaceInfo{cap, cap - m->files().used_bytes()}; };
     rep.target = "model:" + cfg.profile;
     rep.fs.userspace = p->params(Layer::Filesystem).get("userspace") != 0;
+    rep.fs.journal_commit_s = p->params(Layer::Filesystem).get("journal_commit_ms") * 1e-3;
     rep.fs.fstype = rep.fs.userspace ? "model (userspace driver)" : "model (kernel driver)";
     rep.fs.how = "the profile's filesystem.userspace";
   } else {
@@ -269,6 +272,11 @@ R run_characterize(const CharacterizeConfig& cfg) {
   };
   std::vector<PhaseTrace> traces;
   PhaseTrace* cur = nullptr;
+  // ENOSPC although the safe level left room: the device holds less than it
+  // reported, or something else fills it. No later phase runs, and the run
+  // fails (a profile from cut-short phases would be wrong without saying so).
+  std::string full_in;
+  auto go = [&] { return !cancelled() && full_in.empty(); };
   auto begin_phase = [&](const std::string& name, double planned, double after,
                          std::map<std::string, std::string> meta) {
     phase_name = name;
@@ -290,6 +298,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
     env.drop_cache = t.drop_cache;
     env.trace = [&](const TraceRecord& r) {
       if (r.op == OpKind::Write) written += static_cast<double>(r.bytes);
+      if (r.error == ENOSPC && full_in.empty()) full_in = phase_name;
       cur->trace.records.push_back(r);
     };
     env.progress = [&](const SweepProgress& p) { report(p.phase, p.rate); };
@@ -320,7 +329,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
 
   // 2. Cache: sustained direct write past the write cache, then idle gaps.
   CacheResult cache;
-  if (!cancelled()) {
+  if (go()) {
     double t0 = t.clock->now(), b0 = written;
     CacheSweep s;
     s.max_bytes = static_cast<uint64_t>(rep.max_bytes);
@@ -344,7 +353,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
 
   // 3. Block sizes, right after the cache ran out: one regime (the reads come
   // later, so the cache gets no idle time to recover between the points).
-  if (!cancelled()) {
+  if (go()) {
     double t0 = t.clock->now(), b0 = written;
     BlockSizeSweep s;
     s.blocks = {4096, 16384, 65536, 262144, 1 << 20, 4 << 20};
@@ -369,7 +378,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
   }
 
   // 4. Interleaved files: the seek penalty.
-  if (!cancelled()) {
+  if (go()) {
     double t0 = t.clock->now(), b0 = written;
     InterleavedSweep s;
     s.seconds = plan.interleaved;
@@ -391,7 +400,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
   }
 
   // 4b. Reads: a file written once, read back at three block sizes (cache dropped first).
-  if (!cancelled()) {
+  if (go()) {
     double t0 = t.clock->now(), b0 = written;
     ThreadsSweep s;
     s.blocks = {4096, 65536, 1 << 20, 4 << 20};  // the read fit needs 4+ cells
@@ -416,7 +425,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
 
   // 5. Buffered: the host page cache.
   double dirty_guess = t.real ? kernel_dirty_limit() : 0, buffered_bytes = 0;
-  if (!cancelled()) {
+  if (go()) {
     double t0 = t.clock->now(), b0 = written;
     SustainedSweep s;
     s.block = 1 << 20;
@@ -454,14 +463,18 @@ R run_characterize(const CharacterizeConfig& cfg) {
     uint64_t late;
   };
   std::vector<PacedSeen> paced;  // for the headline's cross-check
-  for (size_t i = 0; i < 3 && !cancelled() && sustained > 0; ++i) {
+  for (size_t i = 0; i < 3 && go() && sustained > 0; ++i) {
     double t0 = t.clock->now(), b0 = written;
     PacedSweep s;
     s.block = block;
     s.rate = fractions[i] * sustained;
     s.seconds = plan.paced;
     s.max_bytes = static_cast<uint64_t>(rep.max_bytes);
-    s.direct = cfg.recorder.direct;
+    // Through a kernel filesystem the paced writes go direct: their pauses are
+    // then the device's own, at a recorder's rates, and the model adds the page
+    // cache and the journal commits a buffered recorder meets on top. Through a
+    // userspace driver they go as the recorder writes: its pauses are in-call.
+    s.direct = cfg.recorder.direct || !rep.fs.userspace;
     s.file = 500 + i;
     std::string name = fmt::format("paced-{}", fractions[i]);
     begin_phase(name, plan.paced, (2 - static_cast<double>(i)) * plan.paced,
@@ -473,19 +486,17 @@ R run_characterize(const CharacterizeConfig& cfg) {
     SweepEnv env = env_for();
     PacedResult r = run_paced_write(env, s);
     double mx = r.latencies.empty() ? 0 : *std::max_element(r.latencies.begin(), r.latencies.end());
-    std::vector<double> l = r.latencies;
-    std::sort(l.begin(), l.end());
-    double p99 = l.empty() ? 0 : l[std::min(l.size() - 1, static_cast<size_t>(0.99 * static_cast<double>(l.size())))];
+    double p99 = percentile(r.latencies, 0.99);
     add_phase(name, t0, b0,
               fmt::format("{} x {}: latency p99 {}, max {}; {} of {} writes late{}", format_rate(s.rate),
                           format_size(static_cast<double>(block)), format_duration(p99), format_duration(mx), r.late,
                           r.latencies.size(),
                           r.late ? fmt::format(", up to {} behind", format_duration(r.max_lag)) : ""));
-    paced.push_back({s.rate, r.max_lag, r.late});
+    if (s.direct == cfg.recorder.direct) paced.push_back({s.rate, r.max_lag, r.late});  // written as the recorder writes
   }
 
   // 7. Fill (only when asked): up to the safe level.
-  if (cfg.fill && !cancelled()) {
+  if (cfg.fill && go()) {
     double t0 = t.clock->now(), b0 = written;
     SpaceInfo now = t.space();
     FillSweep s;
@@ -511,6 +522,12 @@ R run_characterize(const CharacterizeConfig& cfg) {
   rep.cancelled = cancelled();
   if (t.real) t.real->remove_created();
   if (rep.cancelled) return rep;
+  if (!full_in.empty())
+    return R::error(fmt::format(
+        "{}: the device filled up (ENOSPC) in the {} phase although it had {} free at the start and the run "
+        "stays below {:.0f} % full: something else is filling it, or it holds less than it reports; free some "
+        "space or stop the other writer, then run again (test files removed, no profile written)",
+        rep.target, full_in, format_size(rep.free_bytes), cfg.safe_fill * 100));
 
   // Keep the traces if asked (each written whole or not at all).
   for (const auto& pt : traces) {
@@ -546,6 +563,9 @@ R run_characterize(const CharacterizeConfig& cfg) {
   // The whole stack in one profile, the filesystem counted once.
   std::string how = rep.fs.how + (rep.fs.fstype.empty() ? "" : ", " + rep.fs.fstype);
   cal.params.push_back({"filesystem.userspace", rep.fs.userspace ? 1.0 : 0.0, 0, 0, 0, "detected", how});
+  if (rep.fs.journal_commit_s > 0 && !rep.fs.userspace)
+    cal.params.push_back({"filesystem.journal_commit_ms", rep.fs.journal_commit_s * 1e3, 0, 0, 0,
+                          "the mount's journal commit interval (commit= option, else ext4's default 5 s)", how});
   if (rep.fs.userspace)  // a userspace driver's pauses land inside the writer's call
     for (auto& e : cal.params)
       if (e.key.starts_with("device.stall") && find_param(Layer::Filesystem, e.key.substr(7)))

@@ -17,6 +17,7 @@ struct FsInfo {
   std::string source;      // the mount's source ("/dev/loop3"), or ""
   std::string mount_point; // the mount point holding the directory, or ""
   std::string how;         // how it was found out, for reports
+  double journal_commit_s = 0;  // ext3/ext4 (jbd2): commit= from the mount options, else 5 s; 0 = none known
 };
 
 // statfs(dir) and the longest /proc/self/mountinfo entry containing `dir`.
@@ -25,6 +26,10 @@ FsInfo fs_info(const std::string& dir);
 bool is_fuse_fstype(std::string_view fstype);
 // One /proc/self/mountinfo line -> mount point, fstype, source (unescaped).
 // Returns false for a malformed line.
-bool parse_mountinfo_line(std::string_view line, std::string& mount_point, std::string& fstype, std::string& source);
+bool parse_mountinfo_line(std::string_view line, std::string& mount_point, std::string& fstype, std::string& source,
+                          std::string* super_options = nullptr);
+// The journal commit interval of a mount: ext3/ext4 commit every `commit=`
+// seconds (mount option), 5 by default (kernel ext4 docs); 0 for the others.
+double journal_commit_seconds(std::string_view fstype, std::string_view super_options);
 
 }  // namespace sd

@@ -11,6 +11,7 @@
 #include "models/cleanup.h"
 #include "measure/real_device.h"
 #include "models/model_device.h"
+#include "models/percentile.h"
 #include "models/profile.h"
 #include "models/trace.h"
 #include "models/units.h"
@@ -120,13 +121,6 @@ void report_threads(const ThreadsResult& r, bool direct, MeasureReport& out) {
     out.summary.insert(out.summary.end(), {{"best_read_mbps", best->rate / 1e6},
                                            {"best_block_bytes", static_cast<double>(best->block)},
                                            {"best_threads", static_cast<double>(best->threads)}});
-}
-
-double percentile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  size_t k = std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())));
-  std::nth_element(v.begin(), v.begin() + static_cast<long>(k), v.end());
-  return v[k];
 }
 
 void report_sustained(const SustainedResult& r, MeasureReport& out) {
@@ -295,8 +289,15 @@ R run_measure(const MeasureConfig& in) {
       break;
     }
     case SweepKind::Formats: {
-      FormatsSweep s{c.formats, c.channels, c.blocks.front(), c.sample_bits, 48000, c.seconds,
-                     static_cast<uint64_t>(c.size), c.direct, c.fsync};
+      FormatsSweep s{.formats = c.formats,
+                     .channels = c.channels,
+                     .block_bytes = c.blocks.front(),
+                     .sample_bits = c.sample_bits,
+                     .sample_rate = 48000,
+                     .seconds = c.seconds,
+                     .max_bytes = static_cast<uint64_t>(c.size),
+                     .direct = c.direct,
+                     .fsync = c.fsync};
       auto r = run_formats_sweep(env, s);
       if (!r) return R::error(r.message());
       report_formats(*r, out);

@@ -253,20 +253,27 @@ Completion RealDevice::submit(const Op& op, double now) {
 namespace {
 
 // Fraction of the file behind `fd` resident in the page cache (mincore), or -1.
+// Maps 256 MiB at a time: a file past 4 GiB fits no 32-bit address space.
 double resident_fraction(int fd) {
   struct stat st{};
   if (::fstat(fd, &st) != 0) return -1;
-  if (st.st_size == 0) return 0;
-  size_t len = static_cast<size_t>(st.st_size);
-  void* m = ::mmap(nullptr, len, PROT_READ, MAP_SHARED, fd, 0);
-  if (m == MAP_FAILED) return -1;
-  long page = ::sysconf(_SC_PAGESIZE);
-  std::vector<unsigned char> vec((len + static_cast<size_t>(page) - 1) / static_cast<size_t>(page));
-  size_t resident = 0;
-  if (::mincore(m, len, vec.data()) == 0)
-    for (unsigned char v : vec) resident += v & 1;
-  ::munmap(m, len);
-  return vec.empty() ? 0 : static_cast<double>(resident) / static_cast<double>(vec.size());
+  const auto size = static_cast<uint64_t>(st.st_size);
+  if (size == 0) return 0;
+  const auto page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t window = uint64_t{256} << 20;  // a multiple of any page size
+  std::vector<unsigned char> vec(static_cast<size_t>(window / page));
+  uint64_t pages = 0, resident = 0;
+  for (uint64_t off = 0; off < size; off += window) {
+    const auto len = static_cast<size_t>(std::min(window, size - off));
+    void* m = ::mmap(nullptr, len, PROT_READ, MAP_SHARED, fd, static_cast<off_t>(off));
+    if (m == MAP_FAILED) return -1;
+    const size_t n = (len + page - 1) / page;
+    if (::mincore(m, len, vec.data()) == 0)
+      for (size_t i = 0; i < n; ++i) resident += vec[i] & 1;
+    ::munmap(m, len);
+    pages += n;
+  }
+  return static_cast<double>(resident) / static_cast<double>(pages);
 }
 
 }  // namespace

@@ -180,9 +180,16 @@ Result<RecordReport> run_record(const RecordOptions& opt) {
   hooks.progress = opt.progress;
   hooks.cancel = opt.cancel;
   RealDevice* d = dev->get();
-  hooks.naming = [d](FileId f, const std::string& name) { d->name_file(f, name); };
+  FaultSchedule faults;
+  for (const auto& f : opt.faults) faults.add(f);
+  FaultDevice faulty(*d, faults);
+  hooks.naming = [d, &faults](FileId f, const std::string& name) {
+    d->name_file(f, name);
+    faults.name_file(f, name);
+  };
   if (trace.is_open()) hooks.trace = &trace;
-  auto r = run_recorder(**dev, clock, opt.rec, hooks);
+  auto r = run_recorder(faults.empty() ? static_cast<Device&>(*d) : faulty, clock, opt.rec, hooks);
+  rep.fault_events = faults.events();
   if (!r) {
     trace.abandon();
     (*dev)->remove_created();

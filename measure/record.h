@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "models/fault.h"
 #include "models/status.h"
 #include "sim/recorder.h"
 
@@ -28,6 +29,9 @@ struct RecordOptions {
   std::string command_line;        // recorded in the trace header
   std::function<void(double)> progress;  // fraction of the acquisition done
   const std::atomic<bool>* cancel = nullptr;  // set (Ctrl-C): stop, remove the partial files
+  // Faults between the recorder and the real device (models/fault.h): an
+  // errno fault means the write never reaches the file.
+  std::vector<FaultSpec> faults;
 };
 
 struct RecordReport {
@@ -37,6 +41,7 @@ struct RecordReport {
   std::vector<std::string> notes;  // O_DIRECT fallback...
   bool cancelled = false;          // interrupted: the partial files were removed
   std::string output_error;        // the trace or sidecar could not be written: the CLI exits 1
+  std::vector<FaultEvent> fault_events;  // what opt.faults did
 };
 
 // Bad input (missing directory, an output file that exists, not enough free

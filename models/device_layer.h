@@ -14,6 +14,8 @@ namespace sd {
 
 // Metadata writes of the filesystem use this file id at the device level.
 inline constexpr FileId kMetadataFile = ~FileId{0};
+// The filesystem journal's area (a kernel filesystem's commits: FsLayer::journal_write).
+inline constexpr FileId kJournalFile = ~FileId{0} - 2;
 
 class DeviceLayer {
  public:

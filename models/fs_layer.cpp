@@ -13,6 +13,7 @@ FsLayer::FsLayer(const LayerParams& p, DeviceLayer& device, uint64_t seed)
       meta_every_(p.get("meta_every_bytes")),
       meta_bytes_(p.get("meta_write_bytes")),
       create_s_(p.get("create_us") * 1e-6),
+      journal_s_(p.get("journal_commit_ms") * 1e-3),
       stalls_(p, seed ^ 0xF5ull) {}
 
 double FsLayer::cpu_seconds(uint64_t bytes) const {
@@ -61,6 +62,13 @@ double FsLayer::write(FileId file, uint64_t offset, uint64_t bytes, double start
   }
   if (!userspace_) t += stalls_.delay(begin, t, bytes);
   return t;
+}
+
+double FsLayer::journal_write(double start, double used) {
+  constexpr uint64_t kCommitBytes = 5 * 4096;
+  double end = dev_.write(kJournalFile, journal_offset_, kCommitBytes, std::max(start, dev_.free_at()), used);
+  journal_offset_ += kCommitBytes;
+  return end;
 }
 
 double FsLayer::read(uint64_t bytes, double start) { return dev_.read(bytes, start + cpu_seconds(bytes)); }

@@ -32,6 +32,13 @@ class FsLayer {
   // The same without stalls (the steady part; analytic helpers).
   double driver_cpu(uint64_t bytes) const;
   bool userspace() const { return userspace_; }
+  // Seconds between journal commits that buffered writers wait for (0: none,
+  // or a userspace driver, whose own stalls model its waits).
+  double journal_commit_s() const { return userspace_ ? 0 : journal_s_; }
+  // A journal commit's own writes (descriptor, the changed inode, bitmap and
+  // group descriptor blocks, commit block: 5 x 4 KiB, contiguous in the
+  // journal), queued at `start`; returns when they are on the device.
+  double journal_write(double start, double used_bytes);
   double read(uint64_t bytes, double start);
   // Cost of creating a file, starting at `start` (serialised with writes).
   double create(double start);
@@ -45,9 +52,9 @@ class FsLayer {
 
   DeviceLayer& dev_;
   bool userspace_;
-  double request_bytes_, request_s_, driver_rate_, meta_every_, meta_bytes_, create_s_;
+  double request_bytes_, request_s_, driver_rate_, meta_every_, meta_bytes_, create_s_, journal_s_;
   double meta_acc_ = 0;  // bytes appended since the last metadata write
-  uint64_t meta_offset_ = 0;
+  uint64_t meta_offset_ = 0, journal_offset_ = 0;
   std::unordered_map<FileId, uint64_t> high_water_;  // bytes already on the device per file
   StallProcess stalls_;
 };

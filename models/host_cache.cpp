@@ -10,7 +10,50 @@ HostCache::HostCache(const LayerParams& p, FsLayer& fs, const FileTable& files)
       files_(files),
       limit_(p.get("dirty_limit_bytes")),
       memory_(p.get("memory_mbps") * 1e6),
-      chunk_(p.get("writeback_chunk_bytes")) {}
+      chunk_(p.get("writeback_chunk_bytes")),
+      queue_(std::max(p.get("writeback_queue_bytes"), p.get("writeback_chunk_bytes"))),
+      background_(p.get("dirty_background_bytes")),
+      expire_(p.get("dirty_expire_ms") * 1e-3),
+      journal_s_(fs.journal_commit_s()) {}
+
+double HostCache::slot_time(double bytes) const {
+  // Requests finish in order: room comes when enough of the oldest ones ended.
+  double left = inflight_bytes_;
+  if (left + bytes <= queue_ || inflight_.empty()) return 0;
+  for (const InFlight& f : inflight_) {
+    left -= static_cast<double>(f.bytes);
+    if (left + bytes <= queue_) return f.end;
+  }
+  return inflight_.back().end;
+}
+
+double HostCache::earliest_write_back() const {
+  if (draining_) return background_ > 0 ? drain_from_ : 0;
+  if (background_ <= 0 || queued_bytes_ >= background_ || queued_.empty()) return 0;
+  return queued_.front().ready + expire_;
+}
+
+void HostCache::commit_until(double t) {
+  while (txn_open_ && next_commit_ <= t) {
+    double start = next_commit_;
+    // Everything submitted so far ends by last_end_ (the device serves in
+    // order); the commit's journal blocks go after it.
+    double done = fs_.journal_write(std::max(start, last_end_), files_.used_bytes());
+    last_end_ = std::max(last_end_, done);
+    commits_.push_back({start, done});
+    txn_open_ = false;  // the next write opens the next transaction
+  }
+}
+
+double HostCache::journal_wait(double now) {
+  if (journal_s_ <= 0) return now;
+  double t = now;
+  while (!commits_.empty() && commits_.front().done <= t) commits_.pop_front();
+  for (const Commit& c : commits_)
+    if (c.start <= t && t < c.done) t = c.done;
+  if (!txn_open_) txn_open_ = true, next_commit_ = now + journal_s_;
+  return t;
+}
 
 void HostCache::retire(double until) {
   while (!inflight_.empty() && inflight_.front().end <= until) {
@@ -71,8 +114,9 @@ void HostCache::pump(double until) {
     drop_dead();
     if (queued_.empty()) break;
     const Extent& head = queued_.front();
-    double start = std::max(head.ready, inflight_.empty() ? 0.0 : inflight_.back().end);
+    double start = std::max({head.ready, slot_time(chunk_), earliest_write_back()});
     if (start > until) break;
+    commit_until(start);
     // The file with the oldest dirty data goes next, in offset order (the
     // head is dirty by `start`, so one of its extents qualifies).
     FileId file = head.file;
@@ -96,6 +140,7 @@ void HostCache::pump(double until) {
     last_end_ = std::max(last_end_, end);
     inflight_bytes_ += static_cast<double>(bytes);
   }
+  commit_until(until);
   retire(until);
 }
 
@@ -103,7 +148,7 @@ double HostCache::next_event() const {
   double t = std::numeric_limits<double>::infinity();
   if (!inflight_.empty()) t = inflight_.front().end;
   if (!queued_.empty())
-    t = std::min(t, std::max(queued_.front().ready, inflight_.empty() ? 0.0 : inflight_.back().end));
+    t = std::min(t, std::max({queued_.front().ready, slot_time(chunk_), earliest_write_back()}));
   return t;
 }
 
@@ -112,9 +157,17 @@ double HostCache::dirty_at(double now) {
   return queued_bytes_ + inflight_bytes_;
 }
 
+double HostCache::dirty_scheduled(double now) const {
+  double done = 0;
+  for (const auto& w : inflight_)
+    if (w.end <= now) done += static_cast<double>(w.bytes);
+  return queued_bytes_ + inflight_bytes_ - done;
+}
+
 double HostCache::write(FileId file, uint64_t offset, uint64_t bytes, double now) {
-  double t = now;
-  pump(t);
+  pump(now);
+  double t = journal_wait(now);
+  if (t > now) pump(t);
   auto b = static_cast<double>(bytes);
   // A write larger than the whole cache needs everything else gone first.
   double need = std::min(b, limit_);
@@ -140,7 +193,10 @@ double HostCache::write(FileId file, uint64_t offset, uint64_t bytes, double now
 
 double HostCache::drain(double now) {
   // Issue every queued chunk; the last one to finish ends the fsync.
+  pump(now);
+  draining_ = true, drain_from_ = now;
   pump(std::numeric_limits<double>::infinity());
+  draining_ = false;
   return std::max(now, last_end_);
 }
 

@@ -12,7 +12,17 @@
 // contiguous ranges merged into one request of up to writeback_chunk_bytes,
 // then moves on. A
 // one-file-per-channel recorder's interleaved writes therefore reach the
-// device as long runs per file, not in the order they were issued.
+// device as long runs per file, not in the order they were issued. Up to
+// writeback_queue_bytes (at least one chunk) are submitted at once; the
+// device serves them in order.
+//
+// A kernel filesystem with a journal (FsLayer::journal_commit_s > 0, ext4)
+// commits every interval after the first write of a transaction. The commit
+// waits for every writeback request submitted before it (data=ordered); a
+// buffered write arriving meanwhile waits too (its mtime update needs the
+// inode's journal buffer, which the commit holds), before it is copied. So a
+// device pause or a writeback backlog reaches the writer's own call whatever
+// room the page cache has. The commit's own journal blocks are not charged.
 #pragma once
 #include <cstdint>
 #include <deque>
@@ -36,6 +46,10 @@ class HostCache {
   double drain(double now);
   // Dirty bytes not yet on the device at time `now`.
   double dirty_at(double now);
+  // The same without starting any writeback (no side effects): bytes whose
+  // writeback the model has not finished by `now`, as far as it has
+  // scheduled. For plots sampled during a run (web/), which must not change it.
+  double dirty_scheduled(double now) const;
   double memory_rate() const { return memory_; }
   double chunk_bytes() const { return chunk_; }
 
@@ -50,8 +64,15 @@ class HostCache {
     double end;
     uint64_t bytes;
   };
-  // Starts writeback chunks whose start time is <= until.
+  // Starts writeback chunks whose start time is <= until, and the journal
+  // commits due by then, in time order.
   void pump(double until);
+  // The earliest time `bytes` more can be submitted (queue room).
+  double slot_time(double bytes) const;
+  // Commits due at or before `t` (and before any chunk issued after them).
+  void commit_until(double t);
+  // When a buffered write arriving at `now` may proceed past the journal.
+  double journal_wait(double now);
   void retire(double until);
   double next_event() const;  // earliest time the dirty amount can change
   void drop_dead();            // pops written-back extents off the queue's front
@@ -59,7 +80,22 @@ class HostCache {
 
   FsLayer& fs_;
   const FileTable& files_;
-  double limit_, memory_, chunk_;
+  double limit_, memory_, chunk_, queue_, background_, expire_;
+  bool draining_ = false;  // fsync: everything goes down now (from drain_from_ on)
+  double drain_from_ = 0;
+  // The earliest time writeback may start a chunk: at once when over the
+  // background level (or without one), when the oldest dirty data expires
+  // otherwise, from the fsync's time when draining.
+  double earliest_write_back() const;
+  // Journal commits: the next one's time (when a transaction is open), and
+  // the windows [start, done) during which writers wait.
+  double journal_s_;
+  bool txn_open_ = false;
+  double next_commit_ = 0;
+  struct Commit {
+    double start, done;
+  };
+  std::deque<Commit> commits_;
   std::deque<Extent> queued_;  // in the order they became dirty; ids count from base_
   uint64_t base_ = 0;
   // Each file's queued extents (ids, in the order they became dirty, with

@@ -45,6 +45,7 @@ class ModelDevice final : public Device {
   ModelState state(double now);
   const FileTable& files() const { return files_; }
   DeviceLayer& device_layer() { return device_; }
+  const HostCache& host_cache() const { return host_; }
   // Seconds of stall drawn so far in every layer (no side effects, unlike state()).
   double stall_seconds() const { return device_.stalls().total_seconds() + fs_.stalls().total_seconds(); }
 

@@ -52,6 +52,17 @@ const ParamSpec kTable[] = {
      "frames are one array. Charged in simulate only: through mount the real application pays its own."},
     {Layer::Host, "writeback_chunk_bytes", Unit::Bytes, 1048576.0, 4096, 1e10,
      "Largest request the page-cache writeback sends down at once (contiguous dirty data merges)."},
+    {Layer::Host, "dirty_background_bytes", Unit::Bytes, 0.0, 0, 1e15,
+     "Dirty data the page cache holds before background writeback starts (Linux: vm.dirty_background_bytes "
+     "or _ratio); below it data waits up to dirty_expire_ms, then goes down in writeback chunks. "
+     "0 = writeback starts as soon as the device is free."},
+    {Layer::Host, "dirty_expire_ms", Unit::Milliseconds, 30000.0, 0, 1e9,
+     "Age at which dirty data is written back even below dirty_background_bytes (Linux: "
+     "vm.dirty_expire_centisecs, 30 s by default)."},
+    {Layer::Host, "writeback_queue_bytes", Unit::Bytes, 0.0, 0, 1e12,
+     "Writeback data the block layer holds submitted to the device at once (its request queue, as "
+     "writeback throttling leaves it). A journal commit waits for all of it (filesystem "
+     "journal_commit_ms). 0 = one writeback chunk."},
 
     // ---- filesystem ----
     {Layer::Filesystem, "cluster_bytes", Unit::Bytes, 4096.0, 512, 64.0 * 1048576,
@@ -72,6 +83,11 @@ const ParamSpec kTable[] = {
      "appended bytes. It lands away from the data, so it costs the device's seek penalty. 0 = none."},
     {Layer::Filesystem, "meta_write_bytes", Unit::Bytes, 4096.0, 0, 1e9,
      "Size of each metadata write."},
+    {Layer::Filesystem, "journal_commit_ms", Unit::Milliseconds, 0.0, 0, 1e7,
+     "Interval of a kernel filesystem's journal commits (ext4/jbd2: 5000, mount option commit=). A "
+     "commit waits for the writeback in flight (ordered data) before it writes the inode to the "
+     "journal; a buffered write() that updates the file's time meanwhile waits with it, so the writer "
+     "meets the device's backlog and pauses in its own call, page cache or not. 0 = no journal."},
     {Layer::Filesystem, "max_file_bytes", Unit::Bytes, 0.0, 0, kBig,
      "Largest file the filesystem allows; a write past it fails with EFBIG. 0 = no limit."},
     // What the filesystem supports: `mount` answers as its Linux driver would
@@ -261,8 +277,28 @@ Status LayerParams::set(std::string_view key, double v, Origin origin, std::stri
   if ((s.unit == Unit::Count || s.unit == Unit::Flag) && v != std::floor(v))
     return Status::error(fmt::format("{}.{} = {:g} must be a whole number{}", layer_name(layer_), key, v,
                                      s.unit == Unit::Flag ? " (0 or 1)" : ""));
-  values_[i] = ParamValue{v, origin, std::move(source), estimate};
+  values_[i] = ParamValue{v, origin, std::move(source), estimate, std::nullopt};
   present_[i] = true;
+  return {};
+}
+
+Status LayerParams::set_range(std::string_view key, double lo, double hi) {
+  size_t i = index_of(specs_, key);
+  if (i == specs_.size() || !present_[i]) std::abort();  // internal invariant: set() first
+  const ParamSpec& s = *specs_[i];
+  double v = values_[i].value;
+  std::string name = fmt::format("{}.{}", layer_name(layer_), key);
+  if (!std::isfinite(lo) || !std::isfinite(hi) || lo < s.min || hi > s.max)
+    return Status::error(fmt::format("{} range = [{:g}, {:g}] leaves the allowed {}: narrow it", name, lo, hi,
+                                     range_text(s)));
+  if (lo > hi)
+    return Status::error(fmt::format("{} range = [{:g}, {:g}] is backwards: write the low end first", name, lo, hi));
+  if (v < lo || v > hi)
+    return Status::error(fmt::format("{} = {:g} lies outside its own range [{:g}, {:g}]: widen the range or move the "
+                                     "value into it", name, v, lo, hi));
+  if ((s.unit == Unit::Count || s.unit == Unit::Flag) && (lo != std::floor(lo) || hi != std::floor(hi)))
+    return Status::error(fmt::format("{} range = [{:g}, {:g}] must hold whole numbers", name, lo, hi));
+  values_[i].range = std::make_pair(lo, hi);
   return {};
 }
 
@@ -273,7 +309,7 @@ Status LayerParams::finish(std::string_view where) {
     if (!s.default_value)
       return Status::error(fmt::format("{}: required {} parameter '{}' is missing (allowed {}): add `{} = ...`",
                                        where, layer_name(layer_), s.key, range_text(s), s.key));
-    values_[i] = ParamValue{*s.default_value, Origin::Default, {}, false};
+    values_[i] = ParamValue{*s.default_value, Origin::Default, {}, false, std::nullopt};
   }
   return {};
 }

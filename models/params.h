@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "models/status.h"
@@ -50,6 +51,9 @@ struct ParamValue {
   Origin origin = Origin::Default;
   std::string source;     // citation from the profile, or empty
   bool estimate = false;  // the profile marks this figure as a guess
+  // What the profile's observations allow, lo <= value <= hi (docs/profiles.md,
+  // "Ranges"); sim/spread.h propagates it. A --set value has none: it is pinned.
+  std::optional<std::pair<double, double>> range;
 };
 
 // The values of one layer, indexed like params_of(layer).
@@ -65,6 +69,9 @@ class LayerParams {
   bool has(std::string_view key) const;  // set by a profile or override (not defaulted)
   // Sets a value after checking its range; the message names the key and the range.
   Status set(std::string_view key, double v, Origin origin, std::string source = {}, bool estimate = false);
+  // Gives a set value the range [lo, hi] its estimate may take; checks that
+  // the range holds the value and lies in the table's bounds.
+  Status set_range(std::string_view key, double lo, double hi);
   // Fills defaults; fails naming the first required key with no value.
   Status finish(std::string_view where);
   const std::vector<const ParamSpec*>& specs() const { return specs_; }

@@ -34,6 +34,29 @@ std::string str_or(const toml::table& t, std::string_view key) {
   return {};
 }
 
+// `range = [lo, hi]`: two numbers (or strings with units, like the value).
+Result<std::pair<double, double>> parse_range(const ParamSpec& spec, const toml::node& n) {
+  using R = Result<std::pair<double, double>>;
+  const toml::array* a = n.as_array();
+  std::string fix = fmt::format("write range = [low, high] in {}, e.g. range = [1, 2]", unit_name(spec.unit));
+  if (!a || a->size() != 2) return R::error(fmt::format("range must be two numbers: {}", fix));
+  double ends[2];
+  for (size_t i = 0; i < 2; ++i) {
+    const toml::node& e = *a->get(i);
+    if (e.is_boolean()) return R::error(fmt::format("range holds true/false: {}", fix));
+    if (auto d = e.value<double>()) {
+      ends[i] = *d;
+    } else if (auto str = e.value<std::string>()) {
+      auto parsed = parse_param_value(spec, *str);
+      if (!parsed) return R::error(fmt::format("range: {}", parsed.message()));
+      ends[i] = *parsed;
+    } else {
+      return R::error(fmt::format("range holds something other than a number: {}", fix));
+    }
+  }
+  return std::make_pair(ends[0], ends[1]);
+}
+
 // Reads one layer's definition (a layer file, or an inline table in a composite).
 Result<LayerProfile> parse_layer(const toml::table& t, Layer layer, std::string_view origin, bool inline_table) {
   std::vector<std::string> allowed = inline_table ? std::vector<std::string>{"name", "summary", "source", "params"}
@@ -68,8 +91,9 @@ Result<LayerProfile> parse_layer(const toml::table& t, Layer layer, std::string_
     const toml::node* vnode = &node;
     if (auto* tbl = node.as_table()) {
       for (auto&& [ik, iv] : *tbl)
-        if (ik.str() != "value" && ik.str() != "source" && ik.str() != "estimate")
-          return unknown_key(origin, fmt::format("field of '{}'", key), ik.str(), {"value", "source", "estimate"});
+        if (ik.str() != "value" && ik.str() != "source" && ik.str() != "estimate" && ik.str() != "range")
+          return unknown_key(origin, fmt::format("field of '{}'", key), ik.str(),
+                             {"value", "source", "estimate", "range"});
       vnode = tbl->get("value");
       if (!vnode)
         return Result<LayerProfile>::error(
@@ -97,6 +121,14 @@ Result<LayerProfile> parse_layer(const toml::table& t, Layer layer, std::string_
     }
     Status st = lp.params.set(key, value, Origin::Profile, source, estimate);
     if (!st.ok()) return Result<LayerProfile>::error(fmt::format("{}: {}", origin, st.message()));
+    if (const toml::table* tbl = node.as_table(); tbl && tbl->contains("range")) {
+      auto range = parse_range(*spec, *tbl->get("range"));
+      if (!range)
+        return Result<LayerProfile>::error(fmt::format("{}: {}.{}: {}", origin, layer_name(layer), key,
+                                                       range.message()));
+      st = lp.params.set_range(key, range->first, range->second);
+      if (!st.ok()) return Result<LayerProfile>::error(fmt::format("{}: {}", origin, st.message()));
+    }
   }
   return lp;
 }
@@ -185,12 +217,21 @@ const std::vector<Builtin>& builtins() {
 Result<Profile> parse_text_at(std::string_view text, std::string_view origin, const fs::path& base, int depth) {
   if (Status st = check_text(text, origin, kProfileLimits); !st.ok()) return st;
   toml::table t;
+  auto malformed = [&](const toml::parse_error& e) {
+    return Result<Profile>::error(fmt::format("{}:{}: malformed TOML: {}", origin, e.source().begin.line,
+                                              e.description()));
+  };
+#if TOML_EXCEPTIONS
   try {
     t = toml::parse(text, std::string(origin));
   } catch (const toml::parse_error& e) {
-    return Result<Profile>::error(fmt::format("{}:{}: malformed TOML: {}", origin, e.source().begin.line,
-                                              e.description()));
+    return malformed(e);
   }
+#else  // the WebAssembly build (web/) has no exceptions: toml++ returns the error
+  toml::parse_result parsed = toml::parse(text, std::string(origin));
+  if (!parsed) return malformed(parsed.error());
+  t = std::move(parsed).table();
+#endif
   return parse_table(t, origin, base, depth);
 }
 
@@ -393,11 +434,8 @@ Result<Profile> load_profile_unfinished(std::string_view spec) {
   Profile out;
   out.name = std::string(spec);
   std::map<Layer, std::string> set_by;  // which part set each layer explicitly
-  size_t start = 0;
   int parts = 0;
-  while (start <= spec.size()) {
-    size_t plus = spec.find('+', start);
-    std::string_view part = spec.substr(start, plus == std::string_view::npos ? spec.npos : plus - start);
+  for (std::string_view part : split_profile_spec(spec)) {
     if (part.empty())
       return Result<Profile>::error(fmt::format("profile '{}' has an empty part between '+' signs", spec));
     auto p = load_part(part, 0);
@@ -414,17 +452,12 @@ Result<Profile> load_profile_unfinished(std::string_view spec) {
       if (layers_here == 1) set_by[l] = std::string(part);
       out.set_layer(*p->layer(l));
     }
-    if (parts == 1) {
+    if (parts == 1) {  // a single part keeps its own summary and source
       out.summary = p->summary;
       out.source = p->source;
     }
-    if (plus == std::string_view::npos) break;
-    start = plus + 1;
   }
   if (parts > 1) out.summary.clear();
-  if (parts == 1 && !out.summary.empty()) {
-    // keep the composite's own summary
-  }
   return out;
 }
 

@@ -53,6 +53,15 @@ class Profile {
   LayerParams defaults_[3] = {LayerParams(Layer::Host), LayerParams(Layer::Filesystem), LayerParams(Layer::Device)};
 };
 
+// A spec's parts, split at each '+' ("a++b" gives an empty part).
+std::vector<std::string_view> split_profile_spec(std::string_view spec);
+// Expands glob parts ("rpi4-*+exfat-*+sandisk-*") over the built-in names,
+// keeping specs without a glob as they are. Alone, a glob names whole stacks
+// (composites, devices); inside HOST+FS+DEVICE each part names one layer, and
+// combinations that set a layer twice are left out. An error names the spec
+// (as --profile) when a part matches nothing.
+Result<std::vector<std::string>> expand_profile_globs(const std::vector<std::string>& specs);
+
 // Loads a spec (see above), without finishing it, so overrides can follow.
 Result<Profile> load_profile_unfinished(std::string_view spec);
 // Loads, applies `overrides` ("key=value"), finishes. What the CLI calls.

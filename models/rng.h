@@ -11,12 +11,22 @@ namespace sd {
 class SplitMix64 {
  public:
   explicit SplitMix64(uint64_t state = 0) : state_(state) {}
-  // Uniform in (0, 1): never 0, so log() is safe.
-  double uniform() {
-    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+  // A generator for (seed, stream) whose draws share nothing with those of
+  // any other pair. Starting at seed * golden instead would make seed s + 1
+  // the stream of seed s shifted by one draw (splitmix64 advances its state
+  // by the same constant), so "independent" seeded runs drew the same stalls.
+  static SplitMix64 seeded(uint64_t seed, uint64_t stream = 0) {
+    return SplitMix64(mix(mix(seed + 0x632BE59BD9B4E019ull) ^ (stream * 0xA0761D6478BD642Full + 0x8CB92BA72F3D8DD7ull)));
+  }
+  // splitmix64's output function: a bijection that scatters nearby inputs.
+  static uint64_t mix(uint64_t z) {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
+    return z ^ (z >> 31);
+  }
+  // Uniform in (0, 1): never 0, so log() is safe.
+  double uniform() {
+    uint64_t z = mix(state_ += 0x9E3779B97F4A7C15ull);
     return (static_cast<double>(z >> 11) + 0.5) * (1.0 / 9007199254740992.0);
   }
   // Standard normal, one value per call (Box-Muller; the twin is discarded).

@@ -17,10 +17,8 @@ StallProcess::StallProcess(const LayerParams& p, uint64_t seed) {
       s.mean_gap = by_time ? p.get(k + "period_ms") * 1e-3 : p.get(k + "interval_mb") * 1e6;
       s.jitter = jitter;
       s.median_s = median, s.sigma = sigma;
-      // Population 1's byte stream keeps the seeding it always had, so old
-      // profiles draw the same stalls; the others get streams of their own.
-      uint64_t salt = static_cast<uint64_t>(pop * 2 + by_time);
-      s.rng = SplitMix64(seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull + salt * 0xA0761D6478BD642Full);
+      // Each source draws from a stream of its own.
+      s.rng = SplitMix64::seeded(seed, static_cast<uint64_t>(pop * 2 + by_time));
       if (!s.on()) continue;
       if (s.by_time) {
         double first = s.mean_gap * s.rng.uniform();  // a random phase

@@ -96,6 +96,54 @@ Result<std::optional<double>> meta_number(const std::map<std::string, std::strin
   return std::optional<double>(v);
 }
 
+TraceModel TraceModel::of(const std::string& profile, const std::vector<std::string>& sets, const ModelOptions& mo) {
+  TraceModel m;
+  m.profile = profile;
+  m.sets = sets;
+  m.seed = mo.seed;
+  if (mo.capacity_bytes >= 0) m.capacity_bytes = mo.capacity_bytes;
+  if (mo.prefill_bytes > 0) m.prefill_bytes = mo.prefill_bytes;
+  return m;
+}
+
+void TraceModel::write(std::map<std::string, std::string>& meta) const {
+  if (!profile.empty()) meta["profile"] = profile;
+  for (size_t i = 0; i < sets.size(); ++i) meta[fmt::format("set{}", i + 1)] = sets[i];
+  if (seed) meta["seed"] = fmt::format("{}", *seed);
+  if (capacity_bytes) meta["capacity_bytes"] = fmt::format("{:.0f}", *capacity_bytes);
+  if (prefill_bytes) meta["prefill_bytes"] = fmt::format("{:.0f}", *prefill_bytes);
+  if (overhead_credit_s) meta["overhead_credit_s"] = fmt::format("{:g}", *overhead_credit_s);
+}
+
+Result<TraceModel> TraceModel::read(const std::map<std::string, std::string>& meta, const std::string& name) {
+  TraceModel m;
+  if (auto it = meta.find("profile"); it != meta.end()) m.profile = it->second;
+  for (int i = 1;; ++i) {
+    auto it = meta.find(fmt::format("set{}", i));
+    if (it == meta.end()) break;
+    m.sets.push_back(it->second);
+  }
+  auto seed = meta_number(meta, "seed", name, 1.8e19);
+  if (!seed) return seed.status();
+  if (*seed) m.seed = static_cast<uint64_t>(**seed);
+  for (auto [key, field] : {std::pair{"capacity_bytes", &m.capacity_bytes}, std::pair{"prefill_bytes", &m.prefill_bytes}}) {
+    auto v = meta_number(meta, key, name, 1e17);
+    if (!v) return v.status();
+    *field = *v;
+  }
+  auto credit = meta_number(meta, "overhead_credit_s", name, 1);
+  if (!credit) return credit.status();
+  m.overhead_credit_s = *credit;
+  return m;
+}
+
+ModelOptions TraceModel::model_options(ModelOptions base) const {
+  if (seed) base.seed = *seed;
+  if (capacity_bytes) base.capacity_bytes = *capacity_bytes;
+  if (prefill_bytes) base.prefill_bytes = *prefill_bytes;
+  return base;
+}
+
 std::optional<OpKind> op_from_name(const std::string& s) {
   for (OpKind k : {OpKind::Create, OpKind::Write, OpKind::Read, OpKind::Fsync, OpKind::Truncate, OpKind::Close,
                    OpKind::Remove})

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "models/device.h"
+#include "models/model_device.h"
 #include "models/output_file.h"
 #include "models/status.h"
 
@@ -76,6 +77,30 @@ Result<Trace> read_trace_file(const std::string& path);
 // value is not a decimal number from 0 to `max` (nan, -1, 1e300...).
 Result<std::optional<double>> meta_number(const std::map<std::string, std::string>& meta, const std::string& key,
                                           const std::string& name, double max);
+// The header lines that tie a trace to the model it was made with (simulate
+// and mount write them; replay reads them), so a replay models the same
+// device: `# profile=` (the spec), `# set1=`, `# set2=`... (the --set
+// overrides, in order), `# seed=`, `# capacity_bytes=` (only when it replaced
+// the profile's), `# prefill_bytes=` (only when > 0) and `# overhead_credit_s=`
+// (mount). The one writer and reader of these keys.
+struct TraceModel {
+  std::string profile;            // empty: unknown (a trace from measure, fio...)
+  std::vector<std::string> sets;  // --set key=value, in order
+  std::optional<uint64_t> seed;
+  std::optional<double> capacity_bytes, prefill_bytes;
+  std::optional<double> overhead_credit_s;
+
+  // From the profile spec, its --sets and the model options a run used.
+  static TraceModel of(const std::string& profile, const std::vector<std::string>& sets, const ModelOptions& mo);
+  // Adds the keys to `meta` (absent fields add nothing).
+  void write(std::map<std::string, std::string>& meta) const;
+  // Reads the keys from a trace's header; numbers are checked (meta_number),
+  // an error names the trace (`name`) and the line.
+  static Result<TraceModel> read(const std::map<std::string, std::string>& meta, const std::string& name);
+  // The model options these keys give, over `base` (what is absent stays).
+  ModelOptions model_options(ModelOptions base = {}) const;
+};
+
 // "ENOSPC" <-> 28; unknown names fail.
 std::string errno_name(int e);
 std::optional<int> errno_from_name(const std::string& s);

@@ -35,6 +35,8 @@ struct OpList {
   bool has_durations() const;                    // every op carries a recorded duration
   double recorded_end() const;                   // latest start+duration (or start)
   double bytes_written() const;
+  size_t file_count() const;                     // distinct files the ops name
+  size_t thread_count() const;                   // distinct threads that issue them
 };
 
 }  // namespace sd

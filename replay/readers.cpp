@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -21,6 +22,18 @@ double OpList::recorded_end() const {
   double end = 0;
   for (const auto& o : ops) end = std::max(end, o.start + std::max(0.0, o.duration));
   return end;
+}
+
+size_t OpList::file_count() const {
+  std::set<std::string> files;
+  for (const auto& op : ops) files.insert(op.file);
+  return files.size();
+}
+
+size_t OpList::thread_count() const {
+  std::set<int> threads;
+  for (const auto& op : ops) threads.insert(op.thread);
+  return threads.size();
 }
 
 double OpList::bytes_written() const {

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "models/model_device.h"
+#include "models/percentile.h"
 #include "models/trace.h"
 
 namespace sd {
@@ -22,13 +23,6 @@ double issue_time(double sched, double free_at, double resolution) {
   // A recorded gap below the trace's resolution is the recorder issuing
   // back to back; snapping keeps a simulated trace's replay bit-exact.
   return sched < free_at + resolution ? free_at : sched;
-}
-
-double percentile(std::vector<double>& v, double q) {
-  if (v.empty()) return 0;
-  size_t k = std::min(v.size() - 1, static_cast<size_t>(std::ceil(q * static_cast<double>(v.size()))) - (q > 0));
-  std::nth_element(v.begin(), v.begin() + static_cast<long>(k), v.end());
-  return v[k];
 }
 
 struct WriteEvent {
@@ -138,7 +132,7 @@ void summarise(const OpList& list, const std::vector<OpOutcome>& out, const Repl
   s.mean_behind_s = out.empty() ? 0 : behind_sum / static_cast<double>(out.size());
   s.recorded_end_s = list.recorded_end() * opt.time_scale;
   const double qs[5] = {0.5, 0.9, 0.99, 0.999, 1.0};
-  for (int q = 0; q < 5; ++q) s.write_latency_s[q] = percentile(lat, qs[q]);
+  for (int q = 0; q < 5; ++q) s.write_latency_s[q] = percentile_in_place(lat, qs[q]);
   buffer_sweep(std::move(ev), opt.buffer_bytes, opt.timeline_points, s.completion_s, s);
   if (opt.as_fast_as_possible) {
     s.needed_buffer_bytes = 0;

@@ -73,16 +73,34 @@ std::string xml_escape(const std::string& s) {
   return o;
 }
 
-std::string render_svg(const Plot& p, int W, int H) {
-  const double left = 78, right = 20, top = 34, bottom = 52;
-  // Rows the legend needs below the plot (same flow as where it is drawn).
-  int legend_rows = p.series.empty() ? 0 : 1;
-  for (double lx = left; const auto& s : p.series) {
-    double w = 6.8 * static_cast<double>(s.name.size()) + 46;
-    if (lx + w > W - right && lx > left) lx = left, ++legend_rows;
+namespace {
+
+// The plot area inside a W x H drawing: margins for ticks, labels and title.
+struct Frame {
+  int W = 0, H = 0;
+  double left = 78, right = 20, top = 34, bottom = 52;
+};
+
+const char* series_colour(const PlotSeries& s, size_t k) {
+  return kPalette[(s.color >= 0 ? s.color : static_cast<int>(k)) % 8];
+}
+
+double legend_item_width(const PlotSeries& s) { return 6.8 * static_cast<double>(s.name.size()) + 46; }
+
+// Rows the legend needs below the plot (same flow as legend_svg draws it).
+int legend_rows(const Plot& p, const Frame& f) {
+  int rows = p.series.empty() ? 0 : 1;
+  for (double lx = f.left; const auto& s : p.series) {
+    double w = legend_item_width(s);
+    if (lx + w > f.W - f.right && lx > f.left) lx = f.left, ++rows;
     lx += w;
   }
-  const int total_h = H + legend_rows * 18 + (legend_rows ? 8 : 0);
+  return rows;
+}
+
+// The axes: the data's range (finite values, positive ones on a log axis),
+// reference lines and given ticks included.
+std::pair<Axis, Axis> fit_axes(const Plot& p, const Frame& f) {
   double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
   for (const auto& s : p.series)
     for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
@@ -99,23 +117,23 @@ std::string render_svg(const Plot& p, int W, int H) {
     xlo = std::min(xlo, p.x_ticks.front());
     xhi = std::max(xhi, p.x_ticks.back());
   }
-  Axis ax{0, 1, p.log_x, left, W - right}, ay{0, 1, p.log_y, H - bottom, top};
+  Axis ax{0, 1, p.log_x, f.left, f.W - f.right}, ay{0, 1, p.log_y, f.H - f.bottom, f.top};
   if (!p.x_ticks.empty() && p.log_x) {
     ax.lo = xlo, ax.hi = xhi;
   } else {
     fit_range(ax, xlo, xhi, false);
   }
   fit_range(ay, ylo, yhi * (p.log_y ? 1 : 1.08), p.y_from_zero);
+  return {ax, ay};
+}
+
+// Grid lines, tick labels, the frame and the axis labels.
+std::string grid_svg(const Plot& p, const Frame& f, const Axis& ax, const Axis& ay) {
+  const double left = f.left, right = f.right, top = f.top, bottom = f.bottom;
+  const int W = f.W, H = f.H;
   auto fx = p.x_fmt ? p.x_fmt : [](double v) { return fmt::format("{:g}", v); };
   auto fy = p.y_fmt ? p.y_fmt : [](double v) { return fmt::format("{:g}", v); };
-
-  std::string o = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" role=\"img\" "
-      "aria-label=\"{2}\" font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"12\">\n"
-      "<rect x=\"0\" y=\"0\" width=\"{0}\" height=\"{1}\" fill=\"#ffffff\"/>\n"
-      "<text x=\"{3}\" y=\"20\" font-size=\"14\" font-weight=\"bold\">{2}</text>\n",
-      W, total_h, xml_escape(p.title), left);
-  // Grid and ticks.
+  std::string o;
   for (double t : p.x_ticks.empty() ? auto_ticks(ax) : p.x_ticks) {
     double x = ax.map(t);
     if (x < left - 0.5 || x > W - right + 0.5) continue;
@@ -134,7 +152,14 @@ std::string render_svg(const Plot& p, int W, int H) {
                    xml_escape(p.x_label));
   o += fmt::format("<text transform=\"translate(16,{:.1f}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n",
                    (top + H - bottom) / 2, xml_escape(p.y_label));
-  // Reference lines.
+  return o;
+}
+
+// Dashed reference lines (vertical: a position on x; horizontal: a limit on y).
+std::string reference_lines_svg(const Plot& p, const Frame& f, const Axis& ax, const Axis& ay) {
+  const double left = f.left, right = f.right, top = f.top, bottom = f.bottom;
+  const int W = f.W, H = f.H;
+  std::string o;
   for (const auto& l : p.lines) {
     if (l.vertical) {
       double x = ax.map(l.at);
@@ -148,12 +173,19 @@ std::string render_svg(const Plot& p, int W, int H) {
                        left, y, W - right, W - right - 4, y - 4, xml_escape(l.label));
     }
   }
-  // Series, clipped to the plot area.
+  return o;
+}
+
+// The series, clipped to the plot area: paths, or markers.
+std::string series_svg(const Plot& p, const Frame& f, const Axis& ax, const Axis& ay) {
+  const double left = f.left, right = f.right, top = f.top, bottom = f.bottom;
+  const int W = f.W, H = f.H;
+  std::string o;
   o += fmt::format("<clipPath id=\"c-{0}\"><rect x=\"{1}\" y=\"{2}\" width=\"{3}\" height=\"{4}\"/></clipPath>\n<g clip-path=\"url(#c-{0})\">\n",
                    xml_escape(p.id), left, top, W - left - right, H - top - bottom);
   for (size_t k = 0; k < p.series.size(); ++k) {
     const PlotSeries& s = p.series[k];
-    const char* col = kPalette[(s.color >= 0 ? s.color : static_cast<int>(k)) % 8];
+    const char* col = series_colour(s, k);
     std::string path;
     bool pen = false;
     for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
@@ -174,12 +206,19 @@ std::string render_svg(const Plot& p, int W, int H) {
                        s.dashed ? " stroke-dasharray=\"7 4\"" : "");
   }
   o += "</g>\n";
-  // Legend below the axis label, items flowing left to right, so it never hides data.
+  return o;
+}
+
+// The legend below the axis label, items flowing left to right, so it never hides data.
+std::string legend_svg(const Plot& p, const Frame& f) {
+  const double left = f.left, right = f.right;
+  const int W = f.W, H = f.H;
+  std::string o;
   double lx = left, ly = H + 4;
   for (size_t k = 0; k < p.series.size(); ++k) {
     const PlotSeries& s = p.series[k];
-    const char* col = kPalette[(s.color >= 0 ? s.color : static_cast<int>(k)) % 8];
-    double w = 6.8 * static_cast<double>(s.name.size()) + 46;
+    const char* col = series_colour(s, k);
+    double w = legend_item_width(s);
     if (lx + w > W - right && lx > left) lx = left, ly += 18;
     if (s.markers)
       o += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"{}\"/>\n", lx + 12, ly + 4, col);
@@ -189,6 +228,28 @@ std::string render_svg(const Plot& p, int W, int H) {
     o += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", lx + 30, ly + 8, xml_escape(s.name));
     lx += w;
   }
+  return o;
+}
+
+}  // namespace
+
+
+std::string render_svg(const Plot& p, int W, int H) {
+  const Frame f{.W = W, .H = H};
+  const int rows = legend_rows(p, f);
+  const int total_h = H + rows * 18 + (rows ? 8 : 0);
+  const double left = f.left;
+  const auto [ax, ay] = fit_axes(p, f);
+  std::string o = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" role=\"img\" "
+      "aria-label=\"{2}\" font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"12\">\n"
+      "<rect x=\"0\" y=\"0\" width=\"{0}\" height=\"{1}\" fill=\"#ffffff\"/>\n"
+      "<text x=\"{3}\" y=\"20\" font-size=\"14\" font-weight=\"bold\">{2}</text>\n",
+      W, total_h, xml_escape(p.title), left);
+  o += grid_svg(p, f, ax, ay);
+  o += reference_lines_svg(p, f, ax, ay);
+  o += series_svg(p, f, ax, ay);
+  o += legend_svg(p, f);
   o += "</svg>\n";
   return o;
 }

@@ -25,6 +25,7 @@ struct SeedOutcome {
   bool config_error = false;  // the format cannot hold it: the same for every seed
   std::string reason;
   double first_overrun_s = -1;
+  double simulated_s = 0;  // virtual seconds the run lasted (0: not run)
 };
 
 class Searcher {
@@ -35,27 +36,11 @@ class Searcher {
   }
 
   // Runs seeds 1, 2, ... in parallel and consumes them in order until the
-  // candidate is settled (or every seed ran).
+  // candidate is settled (or every seed ran). A single-run candidate
+  // prefetch() already ran is taken from there.
   CandidateStats evaluate(double value, const RecorderConfig& cfg) {
-    RecorderConfig c = cfg;
-    c.stop_at_first_overrun = true;
     std::vector<SeedOutcome> seeds(static_cast<size_t>(max_seeds_));
-    auto work = [&](size_t i) {
-      ModelOptions mo = q_.model;
-      mo.seed = static_cast<uint64_t>(i + 1);
-      ModelDevice dev(p_, mo);
-      VirtualClock clock;
-      auto r = run_recorder(dev, clock, c);
-      SeedOutcome& o = seeds[i];
-      if (!r) {
-        o.fail = o.config_error = true;
-        o.reason = r.message();
-      } else if (!recording_ok(*r)) {
-        o.fail = true;
-        o.reason = r->overrun_events ? "overruns" : r->stopped_reason;
-        if (r->first_overrun_s) o.first_overrun_s = *r->first_overrun_s;
-      }
-    };
+    auto work = [&](size_t i) { seeds[i] = run_seed(cfg, i + 1); };
     const CapacityCriterion& cr = q_.criterion;
     CandidateStats st;
     st.value = value;
@@ -70,7 +55,15 @@ class Searcher {
       st.side = compare_to_level(st.seeds_with_overrun, st.seeds, cr.max_overrun_probability, cr.confidence);
       return !(cr.early_stop && st.side != Side::Open);
     };
-    runs_ += pool_.run(seeds.size(), work, consume);
+    if (auto it = ahead_.find(value); it != ahead_.end() && !stalls_) {
+      seeds[0] = it->second;
+      ahead_.erase(it);
+      consume(0);
+      ++runs_;
+    } else {
+      runs_ += pool_.run(seeds.size(), work, consume);
+      for (const auto& o : seeds) simulated_s_ += o.simulated_s;  // also runs finished but not consumed
+    }
     if (!stalls_ || seeds[0].config_error) {  // one run is the exact answer
       bool fail = st.seeds_with_overrun > 0;
       st.p = fail ? Interval{1, 1} : Interval{0, 0};
@@ -84,10 +77,48 @@ class Searcher {
     return st;
   }
 
+  // Speculation for profiles without random stalls, where a candidate is one
+  // run and the search would otherwise run its candidates one at a time:
+  // runs `x` together with the candidate the search asks for next if x
+  // passes and the one if it fails, on the pool, in that order (a passing
+  // run is a whole recording, a failing one stops at its first overrun, so
+  // the expensive branch gets the second thread). Once x passes, the
+  // fail-branch is not started. evaluate() then takes these outcomes, so the
+  // search, its answer and its candidate list are exactly the sequential
+  // ones; outcomes it never asks for are wasted runs.
+  using Next = std::optional<std::pair<double, RecorderConfig>>;
+  void prefetch(const std::pair<double, RecorderConfig>& x, const Next& if_pass, const Next& if_fail) {
+    if (!speculates() || ahead_.count(x.first)) return;
+    std::vector<const std::pair<double, RecorderConfig>*> jobs = {&x};
+    bool pass_job = if_pass && !ahead_.count(if_pass->first) && if_pass->first != x.first;
+    bool fail_job = if_fail && !ahead_.count(if_fail->first) && if_fail->first != x.first &&
+                    !(pass_job && if_fail->first == if_pass->first);
+    if (pass_job) jobs.push_back(&*if_pass);
+    if (fail_job) jobs.push_back(&*if_fail);
+    std::vector<SeedOutcome> out(jobs.size());
+    std::vector<char> done(jobs.size(), 0);
+    uint64_t wasted0 = pool_.wasted();
+    pool_.run(
+        jobs.size(),
+        [&](size_t i) {
+          out[i] = run_seed(jobs[i]->second, 1);
+          done[i] = 1;
+        },
+        [&](size_t i) { return !(i == 0 && !out[0].fail && fail_job); });
+    // (At most `threads` jobs past the consumer: on 2 threads the fail-branch
+    // starts only once x has failed, never on a guess.)
+    spec_unconsumed_ += pool_.wasted() - wasted0;  // kept in ahead_, counted there if never asked for
+    for (size_t i = 0; i < jobs.size(); ++i)
+      if (done[i]) ahead_.emplace(jobs[i]->first, out[i]), simulated_s_ += out[i].simulated_s;
+  }
+  // True when the pool runs several candidates at once (prefetch() does something).
+  bool speculates() const { return !stalls_ && pool_.threads() >= 2; }
+
   bool stalls() const { return stalls_; }
   int max_seeds() const { return max_seeds_; }
   uint64_t runs() const { return runs_; }
-  uint64_t wasted() const { return pool_.wasted(); }
+  double simulated_s() const { return simulated_s_; }
+  uint64_t wasted() const { return pool_.wasted() - spec_unconsumed_ + ahead_.size(); }
   unsigned threads() const { return pool_.threads(); }
   const std::vector<CandidateStats>& candidates() const { return candidates_; }
 
@@ -99,6 +130,30 @@ class Searcher {
   int max_seeds_;
   uint64_t runs_ = 0;
   std::vector<CandidateStats> candidates_;
+  std::map<double, SeedOutcome> ahead_;  // prefetched single-run outcomes not yet asked for
+  uint64_t spec_unconsumed_ = 0;         // prefetched runs the pool counts as wasted
+  double simulated_s_ = 0;               // virtual seconds of every run, wasted ones included
+
+  SeedOutcome run_seed(const RecorderConfig& cfg, uint64_t seed) const {
+    RecorderConfig c = cfg;
+    c.stop_at_first_overrun = true;
+    ModelOptions mo = q_.model;
+    mo.seed = seed;
+    ModelDevice dev(p_, mo);
+    VirtualClock clock;
+    auto r = run_recorder(dev, clock, c);
+    SeedOutcome o;
+    if (r) o.simulated_s = std::max(0.0, r->end_s);
+    if (!r) {
+      o.fail = o.config_error = true;
+      o.reason = r.message();
+    } else if (!recording_ok(*r)) {
+      o.fail = true;
+      o.reason = r->overrun_events ? "overruns" : r->stopped_reason;
+      if (r->first_overrun_s) o.first_overrun_s = *r->first_overrun_s;
+    }
+    return o;
+  }
 };
 
 // Free bytes on the device, or infinity.
@@ -108,62 +163,69 @@ double free_bytes(const Profile& p, const ModelOptions& mo) {
 }
 
 // Generic bracket-and-bisect over an integer or real parameter x where
-// pass(x) is true below the answer (increasing = true) or above it.
-template <class Eval>
-void search(double guess, double lo_limit, double hi_limit, bool integer, bool increasing, Eval eval,
-            CapacityResult& out) {
-  // The guess is usually close (the analytic rate), so bracket with small
-  // steps first, growing: x1.01, x1.03, x1.1, x1.4, x2, x4, ...
-  int step = 0;
-  const double kSteps[] = {1.01, 1.03, 1.1, 1.4, 2};
-  auto factor = [&] { return step < 5 ? kSteps[step++] : 4.0; };
-  // Whole numbers try the neighbour first: the guess is often exact.
-  bool first = integer;
-  auto next_up = [&](double x) {
-    if (first) return first = false, x + 1;
-    double f = factor();
-    return integer ? std::max(x + 1, std::floor(x * f)) : x * f;
-  };
-  auto next_down = [&](double x) {
-    if (first) return first = false, x - 1;
-    double f = factor();
-    return integer ? std::min(x - 1, std::ceil(x / f)) : x / f;
-  };
+// pass(x) is true below the answer (increasing = true) or above it. The
+// search is a state machine (advance: the next candidate after a verdict),
+// so with `speculate` it can hand prefetch(x, next if x passes, next if it
+// fails) both possible successors before x is known (Searcher::prefetch);
+// the order of eval() calls, and so everything found, does not depend on it.
+template <class Eval, class Prefetch>
+void search(double guess, double lo_limit, double hi_limit, bool integer, bool increasing, bool speculate, Eval eval,
+            Prefetch prefetch, CapacityResult& out) {
   auto clamp = [&](double x) { return std::clamp(integer ? std::round(x) : x, lo_limit, hi_limit); };
+  // The guess is usually close (the analytic rate), so bracket with small
+  // steps first, growing: x1.01, x1.03, x1.1, x1.4, x2, x4, ... Step i from
+  // x toward larger (up) or smaller x; whole numbers try the neighbour first
+  // (the guess is often exact).
+  const double kSteps[] = {1.01, 1.03, 1.1, 1.4, 2};
+  auto step = [&](double x, int i, bool up) {
+    if (integer && i == 0) return clamp(up ? x + 1 : x - 1);
+    int k = integer ? i - 1 : i;
+    double f = k < 5 ? kSteps[k] : 4.0;
+    if (up) return clamp(integer ? std::max(x + 1, std::floor(x * f)) : x * f);
+    return clamp(integer ? std::min(x - 1, std::ceil(x / f)) : x / f);
+  };
+  auto mid_of = [&](double g, double b) -> std::optional<double> {
+    double gap = std::abs(b - g);
+    if (integer ? gap <= 1 : gap <= 0.01 * std::max(g, b)) return std::nullopt;
+    return integer ? std::floor((g + b) / 2) : (g + b) / 2;
+  };
   // good: passes; bad: fails. For increasing targets good < bad, else good > bad.
-  double good = NAN, bad = NAN;
-  double x = clamp(guess);
+  struct State {
+    double good = NAN, bad = NAN;
+    bool started = false, bracketing = true, pass0 = false, up = false, at_limit = false;
+    int i = 0;  // bracket steps taken
+  };
+  // Bracket away from the first verdict until it flips (a pass moves toward
+  // the failing side and back), then bisect.
+  auto advance = [&](State& s, double x, bool pass) -> std::optional<double> {
+    (pass ? s.good : s.bad) = x;
+    if (!s.started) s.started = true, s.pass0 = pass, s.up = pass == increasing;
+    else if (s.bracketing && pass != s.pass0) s.bracketing = false;
+    if (s.bracketing) {
+      double nx = step(x, s.i++, s.up);
+      if (nx != x) return nx;
+      s.at_limit = pass;
+      return std::nullopt;
+    }
+    return mid_of(s.good, s.bad);
+  };
+  State st;
   CandidateStats bad_o, good_o;
-  while (true) {
-    CandidateStats o = eval(x);
-    if (o.pass) {
-      good = x, good_o = o;
-      if (!std::isnan(bad)) break;
-      double nx = clamp(increasing ? next_up(x) : next_down(x));
-      if (nx == x) { out.at_search_limit = true; break; }
-      x = nx;
-    } else {
-      bad = x, bad_o = o;
-      if (!std::isnan(good)) break;
-      double nx = clamp(increasing ? next_down(x) : next_up(x));
-      if (nx == x) break;
-      x = nx;
+  std::optional<double> x = clamp(guess);
+  while (x) {
+    if (speculate) {
+      State if_pass = st, if_fail = st;
+      prefetch(*x, advance(if_pass, *x, true), advance(if_fail, *x, false));
     }
+    CandidateStats o = eval(*x);
+    (o.pass ? good_o : bad_o) = o;
+    x = advance(st, *x, o.pass);
   }
-  if (!std::isnan(good) && !std::isnan(bad)) {
-    while (true) {
-      double gap = std::abs(bad - good);
-      if (integer ? gap <= 1 : gap <= 0.01 * std::max(good, bad)) break;
-      double mid = integer ? std::floor((good + bad) / 2) : (good + bad) / 2;
-      CandidateStats o = eval(mid);
-      if (o.pass) good = mid, good_o = o;
-      else bad = mid, bad_o = o;
-    }
-  }
-  out.found = !std::isnan(good);
-  out.best = out.found ? good : 0;
+  out.at_search_limit = st.at_limit;
+  out.found = !std::isnan(st.good);
+  out.best = out.found ? st.good : 0;
   if (out.found) out.at_best = good_o;
-  if (!std::isnan(bad)) {
+  if (!std::isnan(st.bad)) {
     out.limited_by = bad_o.reason;
     out.first_overrun_s = bad_o.first_overrun_s;
   }
@@ -213,6 +275,17 @@ Result<CapacityResult> find_capacity(const Profile& p, const CapacityQuery& q) {
   double rate = write_rate(p, std::max(block, 4096.0), Phase::Sustained, cfg.direct);
   double space = free_bytes(p, q.model);
   double frames = cfg.duration_s * st.sample_rate;
+  // Candidates run ahead of the search, in parallel (Searcher::prefetch).
+  const bool speculate = s.speculates();
+  auto prefetch = [&s](auto cfg_of) {
+    return [&s, cfg_of](double x, std::optional<double> if_pass, std::optional<double> if_fail) {
+      auto with_cfg = [&](std::optional<double> v) -> Searcher::Next {
+        if (!v) return std::nullopt;
+        return std::pair{*v, cfg_of(*v)};
+      };
+      s.prefetch({x, cfg_of(x)}, with_cfg(if_pass), with_cfg(if_fail));
+    };
+  };
 
   switch (q.target) {
     case CapacityTarget::Channels: {
@@ -222,14 +295,17 @@ Result<CapacityResult> find_capacity(const Profile& p, const CapacityQuery& q) {
       bool space_bound = std::isfinite(space) && std::floor(space / (frames * st.sample_bytes())) < hi;
       if (space_bound) hi = std::max(1.0, std::floor(space / (frames * st.sample_bytes())));
       std::map<uint32_t, CandidateStats> seen;  // every evaluation is complete under the criterion
-      auto eval = [&](double ch) {
+      auto cfg_of = [&](double ch) {
         RecorderConfig c = cfg;
         c.stream.channels = static_cast<uint32_t>(ch);
-        CandidateStats o = s.evaluate(ch, c);
-        seen[c.stream.channels] = o;
+        return c;
+      };
+      auto eval = [&](double ch) {
+        CandidateStats o = s.evaluate(ch, cfg_of(ch));
+        seen[static_cast<uint32_t>(ch)] = o;
         return o;
       };
-      search(std::floor(rate / per_ch), 1, hi, true, true, eval, out);
+      search(std::floor(rate / per_ch), 1, hi, true, true, speculate, eval, prefetch(cfg_of), out);
       if (out.at_search_limit) out.limited_by = space_bound ? "free space" : "search limit";
       std::vector<uint32_t> probes = q.probes.empty() ? default_probes(out, s.candidates(), q.max_channels) : q.probes;
       for (uint32_t ch : probes) {
@@ -250,26 +326,28 @@ Result<CapacityResult> find_capacity(const Profile& p, const CapacityQuery& q) {
       double hi = 1e11;
       bool space_bound = std::isfinite(space) && space / (cfg.duration_s * st.frame_bytes()) < hi;
       if (space_bound) hi = space / (cfg.duration_s * st.frame_bytes());
-      auto eval = [&](double r) {
+      auto cfg_of = [&](double r) {
         RecorderConfig c = cfg;
         c.stream.sample_rate = r;
-        return s.evaluate(r, c);
+        return c;
       };
-      search(rate / st.frame_bytes(), 1, hi, false, true, eval, out);
+      auto eval = [&](double r) { return s.evaluate(r, cfg_of(r)); };
+      search(rate / st.frame_bytes(), 1, hi, false, true, speculate, eval, prefetch(cfg_of), out);
       if (out.at_search_limit) out.limited_by = space_bound ? "free space" : "search limit";
       break;
     }
     case CapacityTarget::Buffer: {
       double fb = static_cast<double>(st.frame_bytes());
-      auto eval = [&](double b) {
+      auto cfg_of = [&](double b) {
         RecorderConfig c = cfg;
         c.buffer_bytes = static_cast<uint64_t>(b);
         if (c.period_frames * st.frame_bytes() > c.buffer_bytes) c.period_frames = 0;
         if (c.block_bytes > c.buffer_bytes) c.block_bytes = 0;
-        return s.evaluate(b, c);
+        return c;
       };
-      search(static_cast<double>(cfg.buffer_bytes), std::max(fb, 4096.0), q.max_buffer_bytes, false, false, eval,
-             out);
+      auto eval = [&](double b) { return s.evaluate(b, cfg_of(b)); };
+      search(static_cast<double>(cfg.buffer_bytes), std::max(fb, 4096.0), q.max_buffer_bytes, false, false, speculate,
+             eval, prefetch(cfg_of), out);
       if (out.found) out.best = std::ceil(out.best / fb) * fb;
       if (out.at_search_limit) out.limited_by = "search limit";
       break;
@@ -291,6 +369,7 @@ Result<CapacityResult> find_capacity(const Profile& p, const CapacityQuery& q) {
   out.max_seeds = s.max_seeds();
   out.runs = s.runs();
   out.wasted_runs = s.wasted();
+  out.simulated_s = s.simulated_s();
   out.threads = s.threads();
   return out;
 }

@@ -17,6 +17,10 @@
 //
 // Seeds run in parallel on a SeedPool (sim/seed_pool.h); the outcome is
 // consumed in seed order, so the answer does not depend on the thread count.
+// A profile without random stalls has one run per candidate: there the
+// search runs each candidate together with both candidates that may follow
+// it (speculation; the one not needed is a wasted run), and takes the
+// outcomes in its own order, so again nothing depends on the thread count.
 //
 // The search brackets the answer from the analytic sustained rate
 // (models/analytic.h) and the device's free space, then bisects on whole
@@ -96,7 +100,9 @@ struct CapacityResult {
   bool stalls = false;           // the profile has random stalls (seeds matter)
   int max_seeds = 1;             // seeds a candidate may use: 1 without stalls
   uint64_t runs = 0;             // simulations counted
-  uint64_t wasted_runs = 0;      // started in parallel after a candidate was settled
+  uint64_t wasted_runs = 0;      // run in parallel but never needed (a settled candidate's extra seeds,
+                                 // a speculative candidate the search did not ask for)
+  double simulated_s = 0;        // virtual seconds simulated, wasted runs included
   unsigned threads = 1;
 };
 

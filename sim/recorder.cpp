@@ -160,8 +160,10 @@ bool Run::write_block(uint64_t frames) {
   // The block's space is free once its last write has returned.
   deliver_until(clock_.now());
   r_.peak_buffer_bytes = std::max(r_.peak_buffer_bytes, fill_ * cfg_.stream.frame_bytes());
+  uint64_t ring = fill_;
   fill_ -= frames;
   r_.frames_written += frames;
+  if (hooks_.sample) hooks_.sample({clock_.now() - t0_, k_done_ * P_, r_.frames_written, ring, r_.dropped_periods});
   return true;
 }
 

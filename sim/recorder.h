@@ -58,10 +58,20 @@ class PayloadSource {
   virtual const void* fill(const FormatWrite& w) = 0;
 };
 
+// The recording's state after each block is written (for plots: web/).
+struct RecorderSample {
+  double t_s = 0;                 // seconds after the start
+  uint64_t frames_delivered = 0;  // by the producer so far, dropped ones included
+  uint64_t frames_written = 0;    // handed to the format layout so far
+  uint64_t ring_frames = 0;       // in the ring just before this block's space was freed
+  uint64_t dropped_periods = 0;   // so far
+};
+
 struct RecorderHooks {
   TraceWriter* trace = nullptr;           // one row per operation
   PayloadSource* payload = nullptr;       // real devices only
   std::function<void(double)> progress;   // fraction of the acquisition done, ~every 1 %
+  std::function<void(const RecorderSample&)> sample;  // after every block written whole
   // Called before each file's Create with its id and the layout's name for it
   // (a split recording names its parts as it goes); record names its files.
   std::function<void(FileId, const std::string&)> naming;

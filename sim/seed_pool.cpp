@@ -2,6 +2,30 @@
 
 namespace sd {
 
+namespace {
+
+size_t run_serially(size_t n, const std::function<void(size_t)>& work, const std::function<bool(size_t)>& consume) {
+  for (size_t i = 0; i < n; ++i) {
+    work(i);
+    if (!consume(i)) return i + 1;
+  }
+  return n;
+}
+
+}  // namespace
+
+#if !SD_SEED_POOL_THREADS
+
+SeedPool::SeedPool(unsigned) : threads_(1) {}
+SeedPool::~SeedPool() = default;
+
+size_t SeedPool::run(size_t n, const std::function<void(size_t)>& work, const std::function<bool(size_t)>& consume,
+                     size_t) {
+  return run_serially(n, work, consume);
+}
+
+#else
+
 SeedPool::SeedPool(unsigned threads) : threads_(threads ? threads : std::thread::hardware_concurrency()) {
   if (threads_ == 0) threads_ = 1;
   if (threads_ > 1)
@@ -37,13 +61,7 @@ void SeedPool::worker() {
 
 size_t SeedPool::run(size_t n, const std::function<void(size_t)>& work, const std::function<bool(size_t)>& consume,
                      size_t ahead) {
-  if (pool_.empty()) {
-    for (size_t i = 0; i < n; ++i) {
-      work(i);
-      if (!consume(i)) return i + 1;
-    }
-    return n;
-  }
+  if (pool_.empty()) return run_serially(n, work, consume);
   std::unique_lock lk(mu_);
   work_ = &work;
   n_ = n, next_ = 0, consumed_ = 0, stop_ = false, active_ = true;
@@ -67,5 +85,7 @@ size_t SeedPool::run(size_t n, const std::function<void(size_t)>& work, const st
   work_ = nullptr;
   return consumed_;
 }
+
+#endif  // SD_SEED_POOL_THREADS
 
 }  // namespace sd

@@ -10,14 +10,22 @@
 // Threading: run() is called from one thread at a time; `work` runs on pool
 // threads concurrently (it must only touch its own job's state); `consume`
 // runs on the calling thread.
+//
+// The WebAssembly build (web/, wasm32-wasi) has no threads: there the pool
+// always runs jobs on the caller, the same path as threads = 1.
 #pragma once
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <vector>
+#if defined(__wasi__)
+#define SD_SEED_POOL_THREADS 0
+#else
+#define SD_SEED_POOL_THREADS 1
+#include <condition_variable>
 #include <mutex>
 #include <thread>
-#include <vector>
+#endif
 
 namespace sd {
 
@@ -41,9 +49,10 @@ class SeedPool {
   uint64_t wasted() const { return wasted_; }
 
  private:
+  unsigned threads_;
+#if SD_SEED_POOL_THREADS
   void worker();
 
-  unsigned threads_;
   std::vector<std::thread> pool_;
   // Guards everything below; work() runs without it.
   std::mutex mu_;
@@ -56,6 +65,7 @@ class SeedPool {
   bool stop_ = false;
   unsigned running_ = 0;
   std::vector<char> finished_;
+#endif
   uint64_t wasted_ = 0;
 };
 

@@ -20,11 +20,7 @@ PacedResult run_paced_write(const SweepEnv& env, const PacedSweep& s) {
   r.rate = s.rate;
   Issuer io(env, *env.dev);
   Progress prog(env);
-  Completion c = io.issue({OpKind::Create, s.file, 0, 0, s.direct});
-  if (c.error) {
-    r.error = c.error;
-    return r;
-  }
+  if (!io.create(s.file, s.direct, r.error)) return r;
   const double period = static_cast<double>(s.block) / s.rate;
   const std::string label = "paced write " + format_rate(s.rate);
   double t0 = env.clock->now(), last = t0;
@@ -41,7 +37,7 @@ PacedResult run_paced_write(const SweepEnv& env, const PacedSweep& s) {
       env.clock->sleep_until(slot);
     }
     double start = env.clock->now();
-    c = io.issue({OpKind::Write, s.file, off, s.block, s.direct});
+    Completion c = io.issue({OpKind::Write, s.file, off, s.block, s.direct});
     if (c.error || c.bytes == 0) {
       r.error = c.error ? c.error : EIO;
       break;
@@ -93,10 +89,9 @@ InterleavedResult run_interleaved_write(const SweepEnv& env, const InterleavedSw
     return times;
   };
   auto create = [&](FileId f) {
-    Completion c = io.issue({OpKind::Create, f, 0, 0, s.direct});
-    if (c.error) r.error = c.error;
-    else made.push_back(f);
-    return !c.error;
+    if (!io.create(f, s.direct, r.error)) return false;
+    made.push_back(f);
+    return true;
   };
   if (create(s.first_file)) {
     auto seq = phase({s.first_file}, "one file (reference)", 0);
@@ -145,11 +140,7 @@ CacheResult run_cache_sweep(const SweepEnv& env, const CacheSweep& s) {
       env.clock->sleep_until(std::min(g0 + gap, env.clock->now() + 0.2));
       prog.report(fmt::format("idle {:.0f} s (cache recovers)", gap), 0, 0);
     }
-    Completion c = io.issue({OpKind::Create, f, 0, 0, s.direct});
-    if (c.error) {
-      r.error = c.error;
-      break;
-    }
+    if (!io.create(f, s.direct, r.error)) break;
     double t0 = env.clock->now(), fast = 0;
     uint64_t off = 0;
     int slow_run = 0, ops_back = 0;
@@ -157,7 +148,7 @@ CacheResult run_cache_sweep(const SweepEnv& env, const CacheSweep& s) {
     double back_at = 0;
     while (!cancelled(env) && env.clock->now() - t0 < s.refill_seconds && r.bytes + b <= static_cast<double>(s.max_bytes)) {
       double now = env.clock->now();
-      c = io.issue({OpKind::Write, f, off, s.block, s.direct});
+      Completion c = io.issue({OpKind::Write, f, off, s.block, s.direct});
       if (c.error || c.bytes == 0) {
         r.error = c.error ? c.error : EIO;
         break;

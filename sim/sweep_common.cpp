@@ -50,6 +50,12 @@ void Issuer::record(const Op& op, double start, const Completion& c, int queue_d
     env_.trace(r);
 }
 
+bool Issuer::create(FileId f, bool direct, int& error) {
+  Completion c = issue({OpKind::Create, f, 0, 0, direct});
+  if (c.error) error = c.error;
+  return !c.error;
+}
+
 Completion Issuer::issue(const Op& op, int queue_depth) {
   double start = env_.clock->now();
   Completion c = dev_.submit(op, start);

@@ -17,6 +17,9 @@ class Issuer {
   Completion issue(const Op& op, int queue_depth = 1);
   // Issues at an explicit time (virtual scheduler); does not touch the clock.
   Completion issue_at(const Op& op, double now, int queue_depth);
+  // Creates file `f`; on failure stores the errno in `error` and returns false
+  // (`error` is left alone on success).
+  bool create(FileId f, bool direct, int& error);
 
  private:
   void record(const Op& op, double start, const Completion& c, int queue_depth);

@@ -34,10 +34,7 @@ bool issue_writes(Issuer& io, const FormatsSweep& s, const std::vector<FormatWri
 void run_point(const SweepEnv& env, const FormatsSweep& s, Layout& layout, Issuer& io, Progress& prog,
                double base, double total, FormatsPoint& p) {
   const auto& names = layout.file_names();
-  for (uint32_t f = 0; f < names.size(); ++f) {
-    Completion c = io.issue({OpKind::Create, s.first_file + f, 0, 0, s.direct});
-    if (c.error) p.error = c.error;
-  }
+  for (uint32_t f = 0; f < names.size(); ++f) io.create(s.first_file + f, s.direct, p.error);
   std::vector<FormatWrite> ws;
   if (!p.error) layout.begin(ws);
   const uint64_t frames = std::max<uint64_t>(1, s.block_bytes / layout.payload_frame_bytes());

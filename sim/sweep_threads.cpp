@@ -113,16 +113,15 @@ ThreadsResult run_threads_sweep(const SweepEnv& env, const ThreadsSweep& s) {
   bool real = !env.thread_devices.empty();
   if (real && static_cast<int>(env.thread_devices.size()) < max_threads) std::abort();  // caller's invariant
   // The file to read, written sequentially in 1 MiB blocks and synced.
-  Completion c = io.issue({OpKind::Create, s.file, 0, 0, s.direct});
-  if (c.error) {
-    r.points.push_back({0, 0, 0, 0, 0, 0, "", c.error});
+  if (ThreadsPoint failed; !io.create(s.file, s.direct, failed.error)) {
+    r.points.push_back(failed);
     return r;
   }
   const uint64_t mb = 1 << 20;
   double t0 = env.clock->now();
   uint64_t off = 0;
   while (off < s.file_bytes && !cancelled(env)) {
-    c = io.issue({OpKind::Write, s.file, off, std::min(mb, s.file_bytes - off), s.direct});
+    Completion c = io.issue({OpKind::Write, s.file, off, std::min(mb, s.file_bytes - off), s.direct});
     if (c.error || c.bytes == 0) break;
     off += c.bytes;
     prog.report("write the file to read", 0, off / std::max(1e-9, env.clock->now() - t0));

@@ -69,9 +69,7 @@ BlockSizeResult run_blocksize_sweep(const SweepEnv& env, const BlockSizeSweep& s
     FileId f = s.first_file + i;
     BlockSizePoint p;
     p.block = b;
-    Completion c = io.issue({OpKind::Create, f, 0, 0, s.direct});
-    if (c.error) {
-      p.error = c.error;
+    if (!io.create(f, s.direct, p.error)) {
       r.points.push_back(p);
       continue;
     }
@@ -91,7 +89,7 @@ BlockSizeResult run_blocksize_sweep(const SweepEnv& env, const BlockSizeSweep& s
       double t0 = env.clock->now();
       uint64_t off = 0;
       while (!cancelled(env) && env.clock->now() - t0 < s.seconds && static_cast<double>(off) < w.bytes) {
-        c = io.issue({OpKind::Read, f, off, b, s.direct});
+        Completion c = io.issue({OpKind::Read, f, off, b, s.direct});
         ++p.reads;
         if (c.error || c.bytes == 0) {
           if (c.error) p.error = c.error;
@@ -184,11 +182,7 @@ SustainedResult run_sustained_sweep(const SweepEnv& env, const SustainedSweep& s
   SustainedResult r;
   Issuer io(env, *env.dev);
   Progress prog(env);
-  Completion c = io.issue({OpKind::Create, s.file, 0, 0, s.direct});
-  if (c.error) {
-    r.error = c.error;
-    return r;
-  }
+  if (!io.create(s.file, s.direct, r.error)) return r;
   std::vector<double> ends;  // completion of each write, from t0
   double t0 = env.clock->now();
   uint64_t off = 0;
@@ -206,7 +200,7 @@ SustainedResult run_sustained_sweep(const SweepEnv& env, const SustainedSweep& s
   while (!cancelled(env) && off < s.max_bytes) {
     double now = env.clock->now();
     if (s.max_seconds > 0 && now - t0 >= s.max_seconds) break;
-    c = io.issue({OpKind::Write, s.file, off, s.block, s.direct});
+    Completion c = io.issue({OpKind::Write, s.file, off, s.block, s.direct});
     if (s.fsync == FsyncMode::Every && !c.error) c.done = io.issue({OpKind::Fsync, s.file, 0, 0, s.direct}).done;
     if (c.error || c.bytes == 0) {
       r.error = c.error ? c.error : EIO;
@@ -282,11 +276,7 @@ Result<FillResult> run_fill_sweep(const SweepEnv& env, const FillSweep& s) {
     double used = sp.total_bytes - sp.free_bytes;
     double want = std::floor(std::min(step, target - used) / b) * b;
     if (want < b) break;
-    Completion c = io.issue({OpKind::Create, f, 0, 0, s.direct});
-    if (c.error) {
-      r.error = c.error;
-      break;
-    }
+    if (!io.create(f, s.direct, r.error)) break;
     made.push_back(f);
     FillPoint p;
     p.fill_before = used / sp.total_bytes;

@@ -33,3 +33,6 @@ expect_bad_input() {
   [ -z "$out" ] || fail "$what: printed on stdout: $out"
 }
 finish() { [ "$fails" -eq 0 ] && echo "ok" || { echo "$fails failure(s)"; exit 1; }; }
+# The build's trace synthesizer (calibrate/), through qemu-user in a cross build
+# (SD_EMULATOR, tests/cross.sh).
+sd_synth_traces() { ${SD_EMULATOR:-} "${SD_BUILD_DIR:?}/calibrate/sd_synth_traces" "$@"; }

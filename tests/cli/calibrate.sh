@@ -3,7 +3,7 @@
 # by ModelDevice with 2 % jitter, see calibrate/synthetic.h) are calibrated back;
 # the profile loads in `show`; bad inputs exit 2 with one line and no file.
 . "$SD_SOURCE_DIR/tests/lib.sh"
-SYNTH="$SD_BUILD_DIR/calibrate/sd_synth_traces"
+SYNTH=sd_synth_traces  # tests/lib.sh
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 cat >"$dir/truth.toml" <<'TOML'
 format_version = 1

@@ -5,7 +5,7 @@
 # jitter) come back as time-triggered, with a goodness-of-fit note; the same
 # device with byte-triggered pauses comes back per byte written.
 . "$SD_SOURCE_DIR/tests/lib.sh"
-SYNTH="$SD_BUILD_DIR/calibrate/sd_synth_traces"
+SYNTH=sd_synth_traces  # tests/lib.sh
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 value() { awk -v k="device.$1" '$1 == k { print $2 }'; }
 within() { awk -v g="$1" -v t="$2" -v tol="$3" 'BEGIN { d = g / t - 1; exit !(d < tol && d > -tol) }'; }

@@ -32,9 +32,13 @@ printf '%s\n' "$out" | grep -Eq '^rpi4-buster\+exfat-fuse\+sandisk-ultrafit-16g 
   fail "probe row at 48 channels missing: $out"
 j=$("$STREAMDISK" capacity -p rpi4-buster-ultrafit-exfat -r 48k -b 16 -f w64 -d 10min --probe 48 --max-overrun-probability 10% --json) ||
   fail "stall profile exit"
-printf '%s' "$j" | jq -e '.results[0].random_stalls and .results[0].at_best.seeds >= 29
-  and .results[0].at_best.p_high < 0.1 and .results[0].probes[0].vs_level == "above"
-  and .criterion.max_overrun_probability == 0.1' >/dev/null ||
+# The answer is settled below the level on >= 29 clean seeds, or open at the
+# seed cap with its estimate at or under the level (docs/capacity.md).
+printf '%s' "$j" | jq -e '.results[0].random_stalls and .results[0].probes[0].vs_level == "above"
+  and .criterion.max_overrun_probability == 0.1
+  and ((.results[0].at_best.vs_level == "below" and .results[0].at_best.seeds >= 29 and .results[0].at_best.p_high < 0.1)
+       or (.results[0].at_best.vs_level == "open" and .results[0].at_best.seeds == .criterion.max_seeds
+           and .results[0].at_best.probability <= 0.1))' >/dev/null ||
   fail "stall profile: the answer should rest on >= 29 clean seeds at 10 %: $(printf '%s' "$j" | jq -c '.results[0].at_best')"
 
 # Buffer search at a target channel count.

@@ -3,8 +3,12 @@
 # exit status 2, nothing written.
 . "$(dirname "$0")/../lib.sh"
 T=$(mktemp -d /tmp/sd-characterize-cli.XXXXXX)
-MNT=""
-cleanup() { [ -n "$MNT" ] && umount "$MNT" 2>/dev/null; rm -rf "$T"; }
+MNT="" RO=""
+cleanup() {
+  [ -n "$MNT" ] && umount "$MNT" 2>/dev/null
+  [ -n "$RO" ] && umount "$RO" 2>/dev/null
+  rm -rf "$T"
+}
 trap cleanup EXIT
 
 expect_bad_input "missing directory" "is not a directory" -- characterize "$T/nope" -o "$T/p.toml"
@@ -32,6 +36,15 @@ if mount -t tmpfs -o size=40M tmpfs "$MNT" 2>/dev/null; then
 else
   echo "skipped the tmpfs part (cannot mount here)"
   MNT=""
+fi
+# A read-only filesystem: room enough, but nothing may be written.
+RO="$T/ro"
+mkdir -p "$RO"
+if mount -t tmpfs -o size=300M,ro tmpfs "$RO" 2>/dev/null; then
+  expect_bad_input "read-only mount" "not writable" -- characterize "$RO" -o "$T/p.toml"
+else
+  echo "skipped the read-only part (cannot mount here)"
+  RO=""
 fi
 [ ! -e "$T/p.toml" ] || fail "a profile was written after bad input"
 finish

@@ -8,7 +8,7 @@
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root for mknod"; exit 77; }
 P=samsung-960evo-250g
-SYNTH="$SD_BUILD_DIR/calibrate/sd_synth_traces"
+SYNTH=sd_synth_traces  # tests/lib.sh
 
 # Inputs for the commands that read: a native trace, a fio iolog, a JSON.
 mkdir "$tmp/in"

@@ -52,4 +52,22 @@ expect_bad_input "trace-out unwritable" "--trace-out .*/no/dir/x.csv: directory 
 grep -q "^# seed=3$" "$tmp/a.csv" || fail "trace-out does not record the seed"
 diff <(grep -v '^#' "$tmp/a.csv") <(grep -v '^#' "$tmp/b.csv") >/dev/null || fail "replaying a replay's trace changed completion times"
 [ "$(grep -c ',write,' "$tmp/a.csv")" -eq 2 ] || fail "trace-out does not hold the two writes"
+
+# Replay honours a trace's --set lines (models/trace.h TraceModel): a trace
+# simulated on a device slowed by --set replays on that device, the same as
+# giving the --set again, and a --set on the command line replaces them.
+# (As fast as possible, so the completion time is the device's, not the recording's.)
+"$STREAMDISK" simulate -p samsung-960evo-250g --set device.sustained_mbps=2 --set device.burst_bytes=0 \
+  -c 32 -r 48k -d 3s --trace "$tmp/set.csv" >/dev/null
+grep -q '^# set1=device.sustained_mbps=2$' "$tmp/set.csv" || fail "simulate's trace does not record its --set"
+done_at() { "$STREAMDISK" replay "$tmp/set.csv" -p samsung-960evo-250g --as-fast-as-possible --json "$@" |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["completion_s"])'; }
+from_trace=$(done_at) || fail "replay of a --set trace failed"
+given=$(done_at --set device.sustained_mbps=2 --set device.burst_bytes=0) || fail "replay with --set failed"
+faster=$(done_at --set device.sustained_mbps=500) || fail "replay with another --set failed"
+[ "$from_trace" = "$given" ] || fail "replay ignored the trace's --set lines: $from_trace s, with them given $given s"
+[ "$from_trace" != "$faster" ] || fail "a --set on the command line did not replace the trace's: $faster s"
+sed 's/^# set1=.*/# set1=device.nope=1/' "$tmp/set.csv" >"$tmp/badset.csv"
+expect_bad_input "bad --set line in a trace" "from the trace's # set lines" -- \
+  replay "$tmp/badset.csv" -p samsung-960evo-250g
 finish

@@ -15,6 +15,7 @@ for _ in $(seq 600); do
   sleep 0.1
 done
 [ -n "$seen" ] || { kill "$PID" 2>/dev/null; fail "no test file appeared within 60 s: $(tr '\r' '\n' <"$WORK/err" | tail -3)"; }
+sleep 1  # in the middle of a phase, not between its first create and the next statement
 kill -INT "$PID"
 wait "$PID"
 rc=$?

@@ -15,18 +15,5 @@ stop_mount
 [ -s "$WORK/ops.csv" ] || fail "no trace written"
 "$STREAMDISK" replay "$WORK/ops.csv" -p samsung-960evo-250g "${SETS[@]}" --open-loop --trace-out "$WORK/rep.csv" \
   >"$WORK/replay.out" || fail "replay of the mount's trace failed"
-python3 - "$WORK/ops.csv" "$WORK/rep.csv" <<'PY' || fail "the replay does not agree with the mount"
-import csv, sys
-rows = lambda p: list(csv.DictReader(l for l in open(p) if not l.startswith("#")))
-mount, rep = rows(sys.argv[1]), rows(sys.argv[2])
-assert len(mount) == len(rep) > 10, (len(mount), len(rep))
-model = [abs(float(r["end_s"]) - float(m["modelled_end_s"])) for m, r in zip(mount, rep) if m["modelled_end_s"]]
-real = sorted(abs(float(r["end_s"]) - float(m["end_s"])) for m, r in zip(mount, rep) if m["op"] in ("write", "read"))
-p90, p99 = real[int(0.9 * (len(real) - 1))], real[int(0.99 * (len(real) - 1))]
-print("ops %d: |replay - mount's model| max %.3g s; |replay - mount's reply| p50 %.3f ms p90 %.3f ms p99 %.3f ms"
-      % (len(rep), max(model), real[len(real) // 2] * 1e3, p90 * 1e3, p99 * 1e3))
-assert max(model) <= 1e-6, "the replay's model and the mount's disagree"
-assert real[len(real) // 2] <= 1e-3 and p90 <= 1e-3, "p50 or p90 above 1 ms"
-assert p99 <= 10e-3, "p99 above 10 ms"
-PY
-finish
+$PY "$HERE/replay_agree.py" "$WORK/ops.csv" "$WORK/rep.csv" --p50-ms 1 --p90-ms 1 --p99-ms 10 ||
+  fail "the replay does not agree with the mount"finish

@@ -117,6 +117,9 @@ TEST_CASE("capacity criterion: P(>=1 overrun) matches a stall process known in c
   q.probes = {1};
   q.criterion.max_seeds = 400;
   q.criterion.early_stop = false;  // all 400 seeds: an estimate, not a decision
+  // A 95 % band misses the truth for 1 seed set in 20; this one must hold for
+  // any seed set a change of the generator brings, so it is a 99.9 % band.
+  q.criterion.confidence = 0.999;
   q.max_channels = 1;
   auto r = find_capacity(p, q);
   REQUIRE(r.ok());
@@ -128,7 +131,7 @@ TEST_CASE("capacity criterion: P(>=1 overrun) matches a stall process known in c
   CHECK(s.seeds == 400);
   CHECK(s.p.low < truth);
   CHECK(s.p.high > truth_lo);
-  CHECK(s.probability() == Approx(truth).margin(0.05));  // 400 seeds: sd 0.022
+  CHECK(s.probability() == Approx(truth).margin(0.066));  // 400 seeds: sd 0.022, 3 sd
   CHECK(s.side == Side::Above);
 }
 
@@ -255,5 +258,46 @@ TEST_CASE("capacity: several profiles searched at once give the answers of one b
     CHECK(all[i]->best == one->best);
     CHECK(all[i]->runs == one->runs);
     CHECK(all[i]->candidates.size() == one->candidates.size());
+  }
+}
+
+TEST_CASE("capacity: speculative candidates on several threads give the sequential search exactly",
+          "[capacity][threads]") {
+  // Profiles without random stalls run one simulation per candidate; with
+  // several threads the search runs the candidates it may ask for next at
+  // once (Searcher::prefetch). Everything found must be the 1-thread search's.
+  struct Case {
+    const char* profile;
+    CapacityTarget target;
+  };
+  for (Case k : {Case{"samsung-870qvo-4t", CapacityTarget::Channels}, Case{"crio-9014", CapacityTarget::SampleRate},
+                 Case{"usrp-2974", CapacityTarget::Buffer}}) {
+    INFO(k.profile);
+    Profile p = builtin(k.profile);
+    CapacityQuery q;
+    q.base = recording(48000, 120);
+    q.base.format = FormatKind::W64;
+    q.base.stream.sample_bits = 24;
+    q.target = k.target;
+    if (k.target == CapacityTarget::Buffer) q.base.stream.channels = 16, q.base.stream.sample_rate = 1e6;
+    q.threads = 1;
+    auto one = find_capacity(p, q);
+    REQUIRE(one.ok());
+    REQUIRE_FALSE(one->stalls);
+    CHECK(one->wasted_runs == 0);
+    for (unsigned t : {2u, 3u}) {
+      INFO("threads " << t);
+      q.threads = t;
+      auto many = find_capacity(p, q);
+      REQUIRE(many.ok());
+      CHECK(many->best == one->best);
+      CHECK(many->found == one->found);
+      CHECK(many->limited_by == one->limited_by);
+      CHECK(many->runs == one->runs);
+      REQUIRE(many->candidates.size() == one->candidates.size());
+      for (size_t i = 0; i < one->candidates.size(); ++i) same(many->candidates[i], one->candidates[i]);
+      REQUIRE(many->probes.size() == one->probes.size());
+      for (size_t i = 0; i < one->probes.size(); ++i) same(many->probes[i].stats, one->probes[i].stats);
+    }
   }
 }

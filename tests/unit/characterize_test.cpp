@@ -248,3 +248,41 @@ TEST_CASE("mountinfo lines: fstype and mount point, FUSE types recognised", "[ch
   CHECK_FALSE(root.userspace);
 }
 
+
+TEST_CASE("journal commit interval from the mount options: ext4's commit= or its default 5 s", "[characterize]") {
+  CHECK(journal_commit_seconds("ext4", "rw,data=ordered") == 5);
+  CHECK(journal_commit_seconds("ext4", "rw,commit=30,data=ordered") == 30);
+  CHECK(journal_commit_seconds("ext3", "rw,commit=1") == 1);
+  CHECK(journal_commit_seconds("ext4", "rw,commit=x") == 5);  // unreadable: the default
+  CHECK(journal_commit_seconds("fuseblk", "rw,commit=30") == 0);
+  CHECK(journal_commit_seconds("xfs", "rw") == 0);
+  std::string mp, type, src, opts;
+  REQUIRE(parse_mountinfo_line("22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw,commit=15", mp, type, src, &opts));
+  CHECK(opts == "rw,commit=15");
+}
+
+TEST_CASE("characterize keeps to its default budget on a 16 GB stick and on a cached stack", "[characterize][budget]") {
+  // The plan, in virtual time (the phases are the ones real storage runs):
+  // the default budget, whatever the device. The wall-clock run through a
+  // mount is tests/integration/characterize_stick.sh.
+  for (const char* spec : {"sandisk-ultrafit-16g", "rpi4-buster+exfat-fuse+sandisk-ultrafit-16g", kStack}) {
+    INFO(spec);
+    CharacterizeConfig cfg;
+    cfg.profile = spec;
+    if (std::string(spec) == kStack) cfg.sets = kSets;
+    cfg.recorder = headline_recorder();
+    REQUIRE(cfg.budget_s == 240);  // the default
+    std::vector<std::string> phases;
+    cfg.progress = [&](const CharacterizeProgress& p) {
+      std::string ph = p.phase.substr(0, p.phase.find(':'));
+      if (phases.empty() || phases.back() != ph) phases.push_back(ph);
+      CHECK(p.eta >= 0);
+    };
+    auto r = run_characterize(cfg);
+    REQUIRE(r.ok());
+    INFO("took " << r->seconds << " s of a " << cfg.budget_s << " s budget");
+    CHECK(r->seconds <= cfg.budget_s);
+    CHECK(r->seconds >= 0.5 * cfg.budget_s);  // it used the time it was given
+    CHECK(phases.size() >= 8);                // progress named every phase
+  }
+}

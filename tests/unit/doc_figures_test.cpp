@@ -6,7 +6,7 @@
 
 #include "models/model_device.h"
 #include "models/profile.h"
-#include "sim/sequential.h"
+#include "sequential_write.h"
 
 using namespace sd;
 

@@ -11,7 +11,7 @@
 #include "models/trace.h"
 #include "replay/readers.h"
 #include "replay/replayer.h"
-#include "sim/sequential.h"
+#include "sequential_write.h"
 
 using namespace sd;
 

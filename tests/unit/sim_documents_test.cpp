@@ -12,6 +12,8 @@
 #include "models/profile.h"
 #include "sim/capacity.h"
 #include "sim/recorder.h"
+#include "sim/seed_pool.h"
+#include "sim/spread.h"
 #include "sim/verdict.h"
 
 using namespace sd;
@@ -59,62 +61,134 @@ struct Row {
 const char* kUltraFitExfat = "rpi4-buster+exfat-fuse+sandisk-ultrafit-16g";
 const char* kUltraFitNtfs = "rpi4-buster+ntfs-3g+sandisk-ultrafit-16g";
 
-double mean_overruns(const Row& row, int seeds) {
-  auto p = profile(row.spec);
-  double sum = 0;
-  for (int s = 1; s <= seeds; ++s) sum += static_cast<double>(run(p, doc003(row.channels, row.gb, row.buffer), s).overrun_events);
-  return sum / seeds;
+
+// The spread of a model mean over `seeds` stall seeds, over the ranges of the
+// profile's estimates (sim/spread.h, corner bounds). Runs on a pool; no
+// Catch2 macros in the workers.
+Spread mean_overrun_spread(const Profile& p, const RecorderConfig& c, int seeds) {
+  auto s = propagate(p, [&](const std::vector<const Profile*>& batch) -> Result<std::vector<double>> {
+    std::vector<double> counts(batch.size() * seeds, 0);
+    std::vector<char> failed(counts.size(), 0);
+    SeedPool pool;
+    pool.run(
+        counts.size(),
+        [&](size_t j) {
+          ModelOptions mo;
+          mo.seed = 1 + j % seeds;
+          ModelDevice dev(*batch[j / seeds], mo);
+          VirtualClock clock;
+          auto r = run_recorder(dev, clock, c);
+          if (r) counts[j] = static_cast<double>(r->overrun_events);
+          else failed[j] = 1;
+        },
+        [](size_t) { return true; }, SIZE_MAX);
+    std::vector<double> out(batch.size(), 0);
+    for (size_t j = 0; j < counts.size(); ++j) {
+      if (failed[j]) return Result<std::vector<double>>::error("a recorder run failed");
+      out[j / seeds] += counts[j] / seeds;
+    }
+    return out;
+  });
+  REQUIRE(s.ok());
+  return *s;
 }
 
-// Is a model mean over `seeds` stall seeds consistent with the document's
-// single count n? Overrun events are (roughly) Poisson: if the model's rate
-// lambda were the recording's, n ~ Poisson(lambda) and the mean ~ Poisson(seeds
-// lambda) / seeds, so mean - n has variance lambda (1 + 1/seeds). lambda is
-// estimated from both (pooled), and the band is z standard deviations. This is
-// virtual time: the result is the same on every run, so the band is a claim
-// about the model, not room for noise.
-struct PoissonBand {
-  double lo, hi;
-};
-PoissonBand poisson_band(double n, double mean, int seeds, double z) {
-  double lambda = std::max(1.0, (n + seeds * mean) / (1.0 + seeds));
-  double half = z * std::sqrt(lambda * (1.0 + 1.0 / seeds));
-  return {n - half, n + half};
+// P(X <= k) for X ~ Poisson(lambda).
+double poisson_cdf(int k, double lambda) {
+  if (k < 0) return 0;
+  double term = std::exp(-lambda), sum = term;
+  for (int i = 1; i <= k; ++i) sum += term *= lambda / i;
+  return std::min(1.0, sum);
 }
 
 }  // namespace
 
-TEST_CASE("document 003: the Ultra Fit on exfat-fuse overruns at 18 and 48 channels, 128 K to 1 MB buffers",
+TEST_CASE("document 003: each row of the overrun table lies in the spread the profile ranges predict",
           "[documents][doc003]") {
-  // Tolerance: a single recording's overrun count is a Poisson-like count; we
-  // ask for at least one overrun in every row and seed, and a mean over the
-  // seeds within two standard deviations of the table's count
-  // (poisson_band above; about a 95 % band if the model were exact).
+  // Per-row tolerance: the model predicts the mean count lambda of a
+  // recording; the ranges of the profile's estimates (docs/profiles.md,
+  // "Ranges") give lambda in [low, high] (corner bounds, each evaluation the
+  // mean of seeds 1-3). The document counted one recording: a Poisson(lambda)
+  // draw. A row is accepted when its count is a plausible draw (two-sided
+  // 95 %) from some lambda in the propagated range: P(X >= n | high) >= 2.5 %
+  // and P(X <= n | low) >= 2.5 %. The range is therefore exactly the spread
+  // the ranges predict plus the document's own counting noise, and no wider.
   const Row rows[] = {{kUltraFitExfat, 6, 1 << 20, 48, 6},
                       {kUltraFitExfat, 4, 1 << 20, 18, 3},
                       {kUltraFitExfat, 4, 256 << 10, 18, 1},
                       {kUltraFitExfat, 16, 256 << 10, 18, 16},
                       {kUltraFitExfat, 16, 128 << 10, 48, 17}};
-  double total = 0;
+  auto p = profile(kUltraFitExfat);
   for (const Row& row : rows) {
-    auto p = profile(row.spec);
-    double sum = 0;
-    for (int s = 1; s <= 3; ++s) {
-      auto r = run(p, doc003(row.channels, row.gb, row.buffer), s);
-      INFO(row.channels << " ch, " << row.gb << " GB, buffer " << row.buffer << ", seed " << s);
-      CHECK(r.overrun_events >= 1);
-      sum += static_cast<double>(r.overrun_events);
-    }
-    double mean = sum / 3;
-    PoissonBand band = poisson_band(row.overruns, mean, 3, 2.0);
-    INFO(row.channels << " ch " << row.gb << " GB buffer " << row.buffer << ": mean " << mean
-                      << " overruns, document " << row.overruns << ", band [" << band.lo << ", " << band.hi << "]");
-    CHECK(mean >= band.lo);
-    CHECK(mean <= band.hi);
-    total += mean;
+    Spread s = mean_overrun_spread(p, doc003(row.channels, row.gb, row.buffer), 3);
+    double p_high = 1 - poisson_cdf(row.overruns - 1, s.high);  // P(X >= n) at the high end
+    double p_low = poisson_cdf(row.overruns, s.low);             // P(X <= n) at the low end
+    INFO(row.channels << " ch, " << row.gb << " GB, buffer " << row.buffer << ": document " << row.overruns
+                      << ", model " << s.nominal << " (range " << s.low << " - " << s.high << "); P(X >= n | high) "
+                      << p_high << ", P(X <= n | low) " << p_low
+                      << (s.decisive() ? "; decided by " + s.decisive()->param.name() : ""));
+    CHECK(s.nominal >= 1);  // the profile's own values overrun in every row
+    CHECK(p_high >= 0.025);
+    CHECK(p_low >= 0.025);
   }
-  // Over the five rows the table counts 43 overruns.
-  CHECK(total == Approx(43).epsilon(0.35));
+}
+
+TEST_CASE("document 003: fewer channels - the problem disappears (8 channels clean, 12 and 18 not)",
+          "[documents][doc003]") {
+  // "If selecting less channels - the problem disappears." The document does
+  // not say how many; docs/tutorials/003 takes 8 (under half of 18, the
+  // smallest count its table shows failing; a common small interface).
+  // 1.5 h at 48 kHz, 16-bit, W64, 1 MiB buffer, the setup of the table.
+  auto p = profile(kUltraFitExfat);
+  auto c = [](uint32_t ch) {
+    RecorderConfig r = doc003(ch, 1, 1 << 20);
+    r.duration_s = 5400;
+    return r;
+  };
+  int clean8 = 0, clean18 = 0;
+  for (int s = 1; s <= 10; ++s) {
+    clean8 += run(p, c(8), s).overrun_events == 0;
+    clean18 += run(p, c(18), s).overrun_events == 0;
+  }
+  INFO("clean 1.5 h recordings of 10 seeds: 8 channels " << clean8 << ", 18 channels " << clean18);
+  CHECK(clean8 >= 9);
+  CHECK(clean18 <= 1);
+  // Over the ranges too: at the profile's values 8 channels are clean; the
+  // worst corner may not be (that is the spread, and the tutorial shows it).
+  Spread s8 = mean_overrun_spread(p, c(8), 3);
+  Spread s18 = mean_overrun_spread(p, c(18), 3);
+  INFO("8 ch: " << s8.nominal << " (" << s8.low << " - " << s8.high << "); 18 ch: " << s18.nominal << " ("
+                << s18.low << " - " << s18.high << ")");
+  CHECK(s8.nominal < 0.5);
+  CHECK(s18.low >= 1);  // 18 channels overrun at every end of every range
+}
+
+TEST_CASE("document 003: CAF vs W64 - header updates cost W64 stick time, not overruns (docs/tutorials/003)",
+          "[documents][doc003]") {
+  // The documented difference (Apple's CAF spec; docs/sources.md: apple caf):
+  // a WAV-family writer that keeps its file readable rewrites the header
+  // while recording, a CAF writer leaves the data size at -1. Modelled by
+  // header_every_frames (CAF ignores it). The tutorial's finding: W64 pays
+  // extra out-of-place writes, but the overruns come from the exfat-fuse
+  // pauses, so the model does not reproduce "CAF runs more smooth" as fewer
+  // overruns. This test pins that finding so a change to it is noticed.
+  auto p = profile(kUltraFitExfat);
+  RecorderConfig w64 = doc003(12, 1, 1 << 20);
+  w64.duration_s = 5400;
+  w64.header_every_frames = 4800;  // every 100 ms
+  RecorderConfig caf = w64;
+  caf.format = FormatKind::Caf;
+  uint64_t w64_over = 0, caf_over = 0;
+  for (int s = 1; s <= 4; ++s) {
+    auto rw = run(p, w64, s), rc = run(p, caf, s);
+    INFO("seed " << s << ": W64 " << rw.overrun_events << " overruns, " << rw.other_bytes << " header bytes; CAF "
+                 << rc.overrun_events << ", " << rc.other_bytes);
+    CHECK(rw.other_bytes > 100 * rc.other_bytes);  // the rewrites happen, only in W64
+    w64_over += rw.overrun_events, caf_over += rc.overrun_events;
+  }
+  INFO("overruns over 4 seeds: W64 " << w64_over << ", CAF " << caf_over);
+  CHECK(caf_over <= w64_over);      // CAF is never worse
+  CHECK(w64_over <= caf_over + 2);  // and W64 is not much worse: the pauses decide
 }
 
 TEST_CASE("document 003: NTFS records 18 channels clean but overruns at 32, the Extreme Go on kernel exFAT is clean",
@@ -124,15 +198,17 @@ TEST_CASE("document 003: NTFS records 18 channels clean but overruns at 32, the 
     CHECK(run(profile(kUltraFitNtfs), doc003(18, 16, 1 << 20), s).overrun_events == 0);
     CHECK(run(profile("rpi4-bullseye-extremego-exfat"), doc003(18, 15, 1 << 20), s).overrun_events == 0);
   }
-  double ntfs32 = mean_overruns({kUltraFitNtfs, 16, 1 << 20, 32, 10}, 4);
-  double sx2 = mean_overruns({"rpi4-buster+ntfs-3g+teamgroup-sx2-usb2", 22, 1 << 20, 32, 8}, 4);
-  INFO("NTFS 32 ch: " << ntfs32 << " (document 10); Team SX2 NTFS 32 ch: " << sx2 << " (document 8)");
-  // The same Poisson band as the Ultra Fit table (document 003 counts one recording each).
-  PoissonBand b32 = poisson_band(10, ntfs32, 4, 2.0), bsx2 = poisson_band(8, sx2, 4, 2.0);
-  CHECK(ntfs32 >= b32.lo);
-  CHECK(ntfs32 <= b32.hi);
-  CHECK(sx2 >= bsx2.lo);
-  CHECK(sx2 <= bsx2.hi);
+  // The 32-channel rows: the same per-row tolerance as the Ultra Fit exFAT
+  // table (the propagated spread of the mean, plus the document's Poisson
+  // counting noise, two-sided 95 %).
+  const Row rows[] = {{kUltraFitNtfs, 16, 1 << 20, 32, 10}, {"rpi4-buster+ntfs-3g+teamgroup-sx2-usb2", 22, 1 << 20, 32, 8}};
+  for (const Row& row : rows) {
+    Spread s = mean_overrun_spread(profile(row.spec), doc003(row.channels, row.gb, row.buffer), 3);
+    INFO(row.spec << " 32 ch: document " << row.overruns << ", model " << s.nominal << " (range " << s.low << " - "
+                  << s.high << ")");
+    CHECK(1 - poisson_cdf(row.overruns - 1, s.high) >= 0.025);
+    CHECK(poisson_cdf(row.overruns, s.low) >= 0.025);
+  }
 }
 
 TEST_CASE("document 003: a faster stick removes the overruns (capacity search)", "[documents][doc003]") {
@@ -192,6 +268,29 @@ TEST_CASE("document 002: 160 MHz overruns once TurboWrite is spent, about 60 MHz
   INFO("highest clean sample rate: " << cap->best / 1e6 << " MHz");
   CHECK(cap->best >= 60e6);
   CHECK(cap->best <= 76e6);
+
+  // Over the ranges of the estimates (the sustained rate is only "about 300
+  // MB/s"), the document's own "about 60 MHz" lies inside the answer's range.
+  // The document counts 5 bytes per Hz of bandwidth (1900 MB/s "enough for 380
+  // MHz", 300 MB/s "about 60 MHz"): 4-byte IQ samples at 1.25 samples per Hz,
+  // so its 60 MHz of bandwidth is 75 MS/s here, 300 MB/s.
+  auto sp = propagate(p, [&](const std::vector<const Profile*>& batch) -> Result<std::vector<double>> {
+    std::vector<CapacityQuery> qs(batch.size(), q);
+    std::vector<double> out;
+    for (auto& r : find_capacities(batch, qs)) {
+      if (!r) return r.status();
+      out.push_back(r->best);
+    }
+    return out;
+  });
+  REQUIRE(sp.ok());
+  INFO("range " << sp->low / 1e6 << " - " << sp->high / 1e6 << " MHz, most likely " << sp->nominal / 1e6);
+  CHECK(sp->low <= 60e6 * 1.25);
+  CHECK(sp->high >= 60e6 * 1.25);
+  CHECK(sp->high - sp->low < 0.5 * sp->nominal);  // and the range says something
+  CHECK(sp->nominal == cap->best);
+  REQUIRE(sp->decisive());
+  CHECK(sp->decisive()->param.name() == "device.sustained_mbps");
 }
 
 // Document 000: NI's method, the writer never waits for data: a producer far

