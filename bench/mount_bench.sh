@@ -61,6 +61,8 @@ PY
 
 if [ "$WHAT" = mmap ] || [ "$WHAT" = all ]; then
 echo "== mmap: a shared-mapping writer and a write() writer, 256 MiB each, rate / predicted 1 MiB rate"
+# The kernel's dirty limit decides how much a FUSE mapping may hold dirty (docs/mount.md).
+echo "   vm.dirty_bytes=$(sysctl -n vm.dirty_bytes) vm.dirty_ratio=$(sysctl -n vm.dirty_ratio), load $(cut -d' ' -f1 /proc/loadavg)"
 M=(-p samsung-960evo-250g --set device.burst_bytes=0 --set device.sustained_mbps=100 --set device.op_overhead_us=100)
 "$SD" show "${M[@]}" --json >"$W/mshow.json"
 pm=$(python3 -c "import json; print([r for r in json.load(open('$W/mshow.json'))['write_rates'] if r['block_bytes']==1048576][0]['sustained_direct_mbps'])")
