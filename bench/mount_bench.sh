@@ -10,7 +10,10 @@
 #      --discard / a do-nothing FUSE filesystem with the same options
 #      (bench/nullfs.cpp; goal >= 0.8), and the mount with a tmpfs backing
 #      directory (goal >= 2 GB/s).
-# Usage: bench/mount_bench.sh [BUILD_DIR] [fidelity|ceiling|all]   (about 2 minutes)
+#   4. mmap: a writer that fills its file through a shared mapping (msync
+#      every 4 MiB) against a write() writer with the same 1 MiB blocks, both
+#      as rates over the rate `show` predicts, in one run.
+# Usage: bench/mount_bench.sh [BUILD_DIR] [fidelity|ceiling|mmap|all]   (about 3 minutes)
 set -euo pipefail
 BUILD=${1:-build}
 WHAT=${2:-all}
@@ -55,6 +58,42 @@ e = sorted(float(r[1]) - float(r[8]) for r in rows if r[2] == 'write')
 print(f"{e[len(e)//2]*1e3:.3f} {e[int(len(e)*0.99)]*1e3:.3f}")
 PY
 }
+
+if [ "$WHAT" = mmap ] || [ "$WHAT" = all ]; then
+echo "== mmap: a shared-mapping writer and a write() writer, 256 MiB each, rate / predicted 1 MiB rate"
+# The kernel's dirty limit decides how much a FUSE mapping may hold dirty (docs/mount.md).
+echo "   vm.dirty_bytes=$(sysctl -n vm.dirty_bytes) vm.dirty_ratio=$(sysctl -n vm.dirty_ratio), load $(cut -d' ' -f1 /proc/loadavg)"
+M=(-p samsung-960evo-250g --set device.burst_bytes=0 --set device.sustained_mbps=100 --set device.op_overhead_us=100)
+"$SD" show "${M[@]}" --json >"$W/mshow.json"
+pm=$(python3 -c "import json; print([r for r in json.load(open('$W/mshow.json'))['write_rates'] if r['block_bytes']==1048576][0]['sustained_direct_mbps'])")
+CLIENT=$(dirname "$0")/../tests/integration/mount_client.py
+mount -t tmpfs -o size=1200m tmpfs "$W/tmpfs"  # a backing directory (not --discard: reads of holes are free)
+for round in 1 2 3; do
+  rm -f "$W/tmpfs/m" "$W/tmpfs/w"
+  up "$SD" mount -q --realtime "${M[@]}" --backing "$W/tmpfs" --trace "$W/mmap.csv"
+  read -r ms _ < <("${RT[@]}" python3 "$CLIENT" mmapwrite "$W/mnt/m" 268435456 1)
+  t0=$(date +%s.%N); "${RT[@]}" dd if=/dev/zero of="$W/mnt/w" bs=1M count=256 status=none; t1=$(date +%s.%N)
+  down
+  python3 - "$W/mmap.csv" "$ms" "$t0" "$t1" "$pm" <<'PY'
+import csv, statistics, sys
+trace, ms, t0, t1, pm = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
+rows = [r for r in csv.DictReader(l for l in open(trace) if not l.startswith('#'))]
+files = {}
+for r in rows:
+    files.setdefault(r['file'], []).append(r)
+m = rows[0]['file']  # the mapped file is created first
+w = [r for r in rows if r['op'] == 'write' and r['file'] == m]
+rd = [r for r in rows if r['op'] == 'read' and r['file'] == m]
+mb = 268435456 / 1e6
+print(f"mmap {mb/ms:6.1f} MB/s ({mb/ms/pm:.2f} of {pm:.1f}), write() {mb/(t1-t0):6.1f} MB/s ({mb/(t1-t0)/pm:.2f}); "
+      f"mmap writeback: {len(w)} writes, median {statistics.median(int(r['bytes']) for r in w)/1024:.0f} KiB, "
+      f"{len(rd)} page-fault reads")
+PY
+done
+rm -f "$W/tmpfs/m" "$W/tmpfs/w"
+umount "$W/tmpfs"
+fi
+[ "$WHAT" = mmap ] && exit 0
 
 if [ "$WHAT" != ceiling ]; then
 echo "== fidelity: fio rate / predicted rate (profile: ${P[*]:2})"

@@ -24,9 +24,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "fusefs/channel.h"
 #include "fusefs/inode_table.h"
 #include "fusefs/mount.h"
 #include "fusefs/reply_scheduler.h"
+#include "fusefs/semantics.h"
 #include "models/fault.h"
 #include "models/model_device.h"
 #include "models/trace.h"
@@ -37,6 +39,7 @@ namespace sd::fusefs {
 struct Handle {
   int fd = -1;
   bool direct = false;  // O_DIRECT: the model bypasses the emulated page cache
+  bool sync = false;    // O_SYNC/O_DSYNC: each write is followed by a flush in the model
 };
 
 // An operation submitted to the model, at `start`, answered at `c.done`.
@@ -54,6 +57,7 @@ class Fs {
   Fs(const MountOptions& opt, int root_fd);
   ~Fs();
   static const fuse_lowlevel_ops& ops();  // the callback table (fs_lowlevel.cpp)
+  Channel& channel() { return channel_; }
 
   // Opens the trace (if any) before mounting.
   Status open_trace();
@@ -73,9 +77,10 @@ class Fs {
   // Once a gone fault fired: the errno every call gets (0 before). Checked
   // before a call touches the backing directory.
   int gone();
-  // The control (fs_control.cpp): kFaultXattr on the root adds a fault; other
-  // attributes are not supported (ENOTSUP). 0 or an errno.
-  int setxattr(Ino ino, const char* name, const char* value, size_t size);
+  // The control (fs_control.cpp): setting kFaultXattr on the root adds a
+  // fault (0 or EINVAL); other attributes go to setxattr below.
+  static bool is_control(Ino ino, const char* name);
+  int control(const char* value, size_t size);
 
   // ---- metadata (fs_meta.cpp); return 0 or an errno ----
   int lookup(Ino parent, const char* name, fuse_entry_param& e);
@@ -90,6 +95,15 @@ class Fs {
   void readdir(fuse_req_t req, Ino ino, size_t size, off_t off, fuse_file_info* fi);  // replies
   void releasedir(fuse_file_info* fi);
   int statfs(struct statvfs& sv);
+  // Links and extended attributes (fs_links.cpp), as the emulated
+  // filesystem's driver answers them (Semantics).
+  int symlink(const char* target, Ino parent, const char* name, fuse_entry_param& e);
+  int readlink(Ino ino, std::string& out);
+  int link(Ino ino, Ino newparent, const char* newname, fuse_entry_param& e);
+  void setxattr(fuse_req_t req, Ino ino, const char* name, const char* value, size_t size, int flags);
+  void getxattr(fuse_req_t req, Ino ino, const char* name, size_t size);
+  void listxattr(fuse_req_t req, Ino ino, size_t size);
+  void removexattr(fuse_req_t req, Ino ino, const char* name);
 
   // ---- data (fs_data.cpp); each replies exactly once ----
   void open(fuse_req_t req, Ino ino, fuse_file_info* fi);
@@ -106,6 +120,12 @@ class Fs {
   // register_in_model, a regular file the model does not know yet joins it.
   int entry_for(Inode* parent, const char* name, fuse_entry_param& e, bool register_in_model = true);
   int stat_inode(Inode* in, struct stat& st);
+  // What the emulated filesystem shows for a backing object's stat:
+  // mode and owner (permissions), timestamps (time_resolution_us).
+  void present(struct stat& st) const;
+  // The name `name` has in the backing directory of `parent`: itself, or
+  // with case_insensitive an existing entry that matches it without case.
+  std::string backing_name(Inode* parent, const char* name);
   // Makes sure a regular file found in the backing directory is a file of
   // the model (registered as created, at its current size).
   void ensure_in_model(Inode* in, uint64_t size, int thread);
@@ -119,8 +139,13 @@ class Fs {
   // A model op whose reply was already sent (or needs none): trace only.
   void record(const Issued& is, double end, int error, uint64_t bytes);
   std::string proc_path(int fd) const;
+  // Fills fi for an open file: direct_io, unless shared mappings of direct_io
+  // files are refused (see channel.h) and the file is opened read-write.
+  void set_open_reply(fuse_file_info* fi, Handle* h) const;
 
   const MountOptions& opt_;
+  Channel channel_;
+  const Semantics sem_;
   RealClock clock_;  // zero at mount
   InodeTable inodes_;
   std::mutex model_mu_;  // guards model_

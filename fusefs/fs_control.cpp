@@ -1,7 +1,8 @@
 // The run-time fault control: `streamdisk fault MOUNTPOINT SPEC` sets an
 // extended attribute on the mount's root. No file appears in the mount (a
-// recorder listing its directory sees only its own files), and no getxattr
-// handler exists, so the kernel asks nothing extra on writes.
+// recorder listing its directory sees only its own files). The attribute is
+// the mount's own: it never reaches the backing directory, and it works
+// whatever the emulated filesystem says about extended attributes.
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -10,8 +11,11 @@
 
 namespace sd::fusefs {
 
-int Fs::setxattr(Ino ino, const char* name, const char* value, size_t size) {
-  if (ino != FUSE_ROOT_ID || std::strcmp(name, kFaultXattr) != 0) return ENOTSUP;
+bool Fs::is_control(Ino ino, const char* name) {
+  return ino == FUSE_ROOT_ID && std::strcmp(name, kFaultXattr) == 0;
+}
+
+int Fs::control(const char* value, size_t size) {
   if (size == 0 || size > 1000) return EINVAL;
   return add_fault(std::string(value, size));
 }

@@ -16,6 +16,8 @@ constexpr size_t kMaxSamples = 4'000'000;  // completion-error samples kept for 
 
 Fs::Fs(const MountOptions& opt, int root_fd)
     : opt_(opt),
+      channel_(opt.direct_io_mmap),
+      sem_(opt.profile),
       inodes_(root_fd),
       model_(opt.profile, opt.model),
       faults_(opt.model.seed),

@@ -21,12 +21,12 @@ int backing_flags(int flags) {
   return flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_NOFOLLOW | O_DIRECT | O_APPEND | O_TRUNC);
 }
 
-void set_open_reply(fuse_file_info* fi, Handle* h) {
-  fi->fh = reinterpret_cast<uint64_t>(h);
-  // direct_io: every write and read reaches us with the application's size
-  // (up to max_write), so each one meets the model; no kernel page cache.
-  fi->direct_io = 1;
-  fi->keep_cache = 0;
+// Whether [off, off+size) of the backing file holds no data (a hole, or
+// past its end).
+bool in_hole(int fd, off_t off, size_t size) {
+  off_t d = lseek(fd, off, SEEK_DATA);
+  if (d < 0) return errno == ENXIO;
+  return d >= off + static_cast<off_t>(size);
 }
 
 Handle* handle(fuse_file_info* fi) { return reinterpret_cast<Handle*>(fi->fh); }
@@ -41,12 +41,26 @@ int h_fd_and_delete(const fuse_file_info& f) {
 
 }  // namespace
 
+void Fs::set_open_reply(fuse_file_info* fi, Handle* h) const {
+  fi->fh = reinterpret_cast<uint64_t>(h);
+  // direct_io: every write and read reaches us with the application's size
+  // (up to max_write), so each one meets the model; no kernel page cache.
+  // Pages of a shared mapping are written back to us as writes all the same.
+  // Without FUSE_DIRECT_IO_ALLOW_MMAP (kernels before 6.6) a file that may
+  // be mapped shared (opened for reading, or read-write) is opened in
+  // page-cache mode, the only mode the kernel maps shared: write() stays
+  // write-through (no writeback cache), but reads may come from the cache.
+  bool wronly = (fi->flags & O_ACCMODE) == O_WRONLY;
+  fi->direct_io = h->direct || wronly || channel_.direct_io_mmap();
+  fi->keep_cache = 0;
+}
+
 void Fs::open(fuse_req_t req, Ino ino, fuse_file_info* fi) {
   Inode* in = inode(ino);
   if (!in) return (void)fuse_reply_err(req, ESTALE);
   int fd = ::open(proc_path(in->fd).c_str(), backing_flags(fi->flags));
   if (fd < 0) return (void)fuse_reply_err(req, errno);
-  auto h = std::make_unique<Handle>(Handle{fd, (fi->flags & O_DIRECT) != 0});
+  auto h = std::make_unique<Handle>(Handle{fd, (fi->flags & O_DIRECT) != 0, (fi->flags & O_DSYNC) != 0});
   if ((fi->flags & O_TRUNC) && in->regular()) {
     Issued is = submit(Op{OpKind::Truncate, in->model_id(), 0, 0, false}, caller(req));
     record(is, clock_.now(), is.c.error, 0);
@@ -63,12 +77,13 @@ void Fs::open(fuse_req_t req, Ino ino, fuse_file_info* fi) {
 void Fs::create(fuse_req_t req, Ino parent, const char* name, mode_t mode, fuse_file_info* fi) {
   Inode* p = inode(parent);
   if (!p) return (void)fuse_reply_err(req, ESTALE);
+  if (int err = sem_.check_name(name)) return (void)fuse_reply_err(req, err);
   int flags = backing_flags(fi->flags);
   int fd = openat(p->fd, name, flags | O_CREAT | O_EXCL, mode);
   bool created = fd >= 0;
   if (!created && errno == EEXIST && !(fi->flags & O_EXCL)) fd = openat(p->fd, name, flags);
   if (fd < 0) return (void)fuse_reply_err(req, errno);
-  auto h = std::make_unique<Handle>(Handle{fd, (fi->flags & O_DIRECT) != 0});
+  auto h = std::make_unique<Handle>(Handle{fd, (fi->flags & O_DIRECT) != 0, (fi->flags & O_DSYNC) != 0});
   if (!created && (fi->flags & O_TRUNC) && ftruncate(fd, 0) != 0) {
     int err = errno;
     close(fd);
@@ -138,16 +153,30 @@ void Fs::write(fuse_req_t req, Ino ino, const char* buf, size_t size, off_t off,
     }
   }
   if (err) n = 0;
-  answer(is, is.c.done, err, n, [req, err, n] {
+  auto reply = [req, err, n] {
     if (err) fuse_reply_err(req, err);
     else fuse_reply_write(req, n);
-  });
+  };
+  if (err || !h->sync) return answer(is, is.c.done, err, n, reply);
+  // O_SYNC/O_DSYNC: the write returns once the device has it (the backing
+  // descriptor was opened O_SYNC too, so pwrite above waited for the disk).
+  answer(is, is.c.done, 0, n, [] {});
+  Issued fl = submit(Op{OpKind::Fsync, in->model_id(), 0, 0, false}, caller(req));
+  answer(fl, std::max(fl.c.done, is.c.done), fl.c.error, 0, reply);
 }
 
 void Fs::read(fuse_req_t req, Ino ino, size_t size, off_t off, fuse_file_info* fi) {
   Inode* in = inode(ino);
   if (!in) return (void)fuse_reply_err(req, ESTALE);
   Handle* h = handle(fi);
+  if (!opt_.discard && in_hole(h->fd, off, size)) {
+    // Never written (a mapped page faulted in before its first store, a
+    // sparse region): a filesystem answers from its metadata, the device
+    // does no work, so neither does the model.
+    std::vector<char> zeros(size);
+    ssize_t r = pread(h->fd, zeros.data(), size, off);
+    return (void)(r < 0 ? fuse_reply_err(req, errno) : fuse_reply_buf(req, zeros.data(), static_cast<size_t>(r)));
+  }
   Issued is = submit(Op{OpKind::Read, in->model_id(), static_cast<uint64_t>(off), size, h->direct}, caller(req));
   int err = is.c.error;
   auto data = std::make_shared<std::vector<char>>();
@@ -202,6 +231,7 @@ void Fs::release(fuse_req_t req, Ino ino, fuse_file_info* fi) {
 void Fs::fallocate(fuse_req_t req, Ino ino, int mode, off_t off, off_t len, fuse_file_info* fi) {
   Inode* in = inode(ino);
   if (!in) return (void)fuse_reply_err(req, ESTALE);
+  if (int err = sem_.fallocate_error(mode)) return (void)fuse_reply_err(req, err);
   Handle* h = handle(fi);
   struct stat st {};
   if (fstat(h->fd, &st) != 0) return (void)fuse_reply_err(req, errno);

@@ -3,6 +3,7 @@
 // path ends in exactly one fuse_reply_* (some of them parked until the
 // model's completion time, inside the method).
 #include <cerrno>
+#include <string>
 
 #include "fusefs/fs.h"
 
@@ -158,8 +159,46 @@ void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, off_t len
   fs(req)->fallocate(req, ino, mode, off, len, fi);
 }
 
-void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char* name, const char* value, size_t size, int) {
-  fuse_reply_err(req, fs(req)->setxattr(ino, name, value, size));
+void op_symlink(fuse_req_t req, const char* target, fuse_ino_t parent, const char* name) {
+  if (gone(req)) return;
+  fuse_entry_param e{};
+  reply_entry_or_err(req, fs(req)->symlink(target, parent, name, e), e);
+}
+
+void op_readlink(fuse_req_t req, fuse_ino_t ino) {
+  if (gone(req)) return;
+  std::string target;
+  int err = fs(req)->readlink(ino, target);
+  if (err) fuse_reply_err(req, err);
+  else fuse_reply_readlink(req, target.c_str());
+}
+
+void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char* newname) {
+  if (gone(req)) return;
+  fuse_entry_param e{};
+  reply_entry_or_err(req, fs(req)->link(ino, newparent, newname, e), e);
+}
+
+// The fault control works after a gone fault too (it is how a test adds one).
+void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char* name, const char* value, size_t size, int flags) {
+  if (Fs::is_control(ino, name)) return (void)fuse_reply_err(req, fs(req)->control(value, size));
+  if (gone(req)) return;
+  fs(req)->setxattr(req, ino, name, value, size, flags);
+}
+
+void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char* name, size_t size) {
+  if (gone(req)) return;
+  fs(req)->getxattr(req, ino, name, size);
+}
+
+void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size) {
+  if (gone(req)) return;
+  fs(req)->listxattr(req, ino, size);
+}
+
+void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char* name) {
+  if (gone(req)) return;
+  fs(req)->removexattr(req, ino, name);
 }
 
 fuse_lowlevel_ops make_ops() {
@@ -187,7 +226,13 @@ fuse_lowlevel_ops make_ops() {
   o.fsync = op_fsync;
   o.fsyncdir = op_fsyncdir;
   o.fallocate = op_fallocate;
+  o.symlink = op_symlink;
+  o.readlink = op_readlink;
+  o.link = op_link;
   o.setxattr = op_setxattr;
+  o.getxattr = op_getxattr;
+  o.listxattr = op_listxattr;
+  o.removexattr = op_removexattr;
   return o;
 }
 

@@ -19,7 +19,44 @@ int Fs::stat_inode(Inode* in, struct stat& st) {
   st.st_ino = in->id;
   // With --discard the backing file is sparse; report the emulated use.
   if (opt_.discard && S_ISREG(st.st_mode)) st.st_blocks = (st.st_size + 511) / 512;
+  present(st);
   return 0;
+}
+
+void Fs::present(struct stat& st) const {
+  st.st_mode = sem_.shown_mode(st.st_mode);
+  if (sem_.perms() != Semantics::Perms::Posix) {
+    // Owner and group are the mount's (FAT, exFAT, ntfs-3g without permissions).
+    st.st_uid = geteuid();
+    st.st_gid = getegid();
+  }
+  st.st_atim = sem_.round_time(st.st_atim);
+  st.st_mtim = sem_.round_time(st.st_mtim);
+  st.st_ctim = sem_.round_time(st.st_ctim);
+}
+
+std::string Fs::backing_name(Inode* parent, const char* name) {
+  if (!sem_.case_insensitive()) return name;
+  struct stat st {};
+  if (fstatat(parent->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT) return name;
+  // No exact match: the first entry equal without case (the backing
+  // directory never holds two, since creation checks here first).
+  int fd = openat(parent->fd, ".", O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return name;
+  DIR* d = fdopendir(fd);
+  if (!d) {
+    close(fd);
+    return name;
+  }
+  std::string found = name;
+  while (struct dirent* de = ::readdir(d)) {
+    if (sem_.same_name(de->d_name, name)) {
+      found = de->d_name;
+      break;
+    }
+  }
+  closedir(d);
+  return found;
 }
 
 int Fs::entry_for(Inode* parent, const char* name, fuse_entry_param& e, bool register_in_model) {
@@ -42,6 +79,7 @@ int Fs::entry_for(Inode* parent, const char* name, fuse_entry_param& e, bool reg
   e.attr = st;
   e.attr.st_ino = in->id;
   if (opt_.discard && S_ISREG(st.st_mode)) e.attr.st_blocks = (st.st_size + 511) / 512;
+  present(e.attr);
   e.attr_timeout = kTimeout;
   e.entry_timeout = kTimeout;
   return 0;
@@ -50,7 +88,7 @@ int Fs::entry_for(Inode* parent, const char* name, fuse_entry_param& e, bool reg
 int Fs::lookup(Ino parent, const char* name, fuse_entry_param& e) {
   Inode* p = inode(parent);
   if (!p) return ESTALE;
-  return entry_for(p, name, e);
+  return entry_for(p, backing_name(p, name).c_str(), e);
 }
 
 void Fs::forget(Ino ino, uint64_t n) {
@@ -79,13 +117,29 @@ int Fs::setattr(fuse_req_t req, Ino ino, struct stat* attr, int to_set, fuse_fil
   // fi->fh is a Handle for files, a DirHandle for directories (fchmod on a
   // directory descriptor also arrives with fi): use it for files only.
   int fd = fi && in->regular() ? reinterpret_cast<Handle*>(fi->fh)->fd : -1;
-  if (to_set & FUSE_SET_ATTR_MODE) {
-    if ((fd >= 0 ? fchmod(fd, attr->st_mode) : chmod(path.c_str(), attr->st_mode)) != 0) return errno;
-  }
   if (to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) {
     uid_t u = (to_set & FUSE_SET_ATTR_UID) ? attr->st_uid : static_cast<uid_t>(-1);
     gid_t g = (to_set & FUSE_SET_ATTR_GID) ? attr->st_gid : static_cast<gid_t>(-1);
-    if (fchownat(in->fd, "", u, g, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) return errno;
+    if (sem_.perms() != Semantics::Perms::Posix) {
+      bool changes = (u != static_cast<uid_t>(-1) && u != geteuid()) || (g != static_cast<gid_t>(-1) && g != getegid());
+      if (int err = sem_.chown_error(changes)) return err;
+    } else if (fchownat(in->fd, "", u, g, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) {
+      return errno;
+    }
+  }
+  if (to_set & FUSE_SET_ATTR_MODE) {
+    struct stat cur {};
+    if (int err = stat_inode(in, cur)) return err;
+    mode_t store = 0;
+    bool set = true;
+    if (sem_.perms() != Semantics::Perms::Posix) {
+      store = ~mode_t{0};
+      if (int err = sem_.chmod_error(cur.st_mode, attr->st_mode, &store)) return err;
+      set = store != ~mode_t{0};
+    } else {
+      store = attr->st_mode;
+    }
+    if (set && (fd >= 0 ? fchmod(fd, store) : chmod(path.c_str(), store)) != 0) return errno;
   }
   if (to_set & FUSE_SET_ATTR_SIZE) {
     if (!in->regular()) return EISDIR;
@@ -102,6 +156,8 @@ int Fs::setattr(fuse_req_t req, Ino ino, struct stat* attr, int to_set, fuse_fil
     else if (to_set & FUSE_SET_ATTR_ATIME) tv[0] = attr->st_atim;
     if (to_set & FUSE_SET_ATTR_MTIME_NOW) tv[1].tv_nsec = UTIME_NOW;
     else if (to_set & FUSE_SET_ATTR_MTIME) tv[1] = attr->st_mtim;
+    tv[0] = sem_.round_time(tv[0]);
+    tv[1] = sem_.round_time(tv[1]);
     int r = fd >= 0 ? futimens(fd, tv) : utimensat(AT_FDCWD, path.c_str(), tv, 0);
     if (r != 0) return errno;
   }
@@ -111,6 +167,8 @@ int Fs::setattr(fuse_req_t req, Ino ino, struct stat* attr, int to_set, fuse_fil
 int Fs::mkdir(Ino parent, const char* name, mode_t mode, fuse_entry_param& e) {
   Inode* p = inode(parent);
   if (!p) return ESTALE;
+  if (int err = sem_.check_name(name)) return err;
+  if (backing_name(p, name) != name) return EEXIST;
   if (mkdirat(p->fd, name, mode) != 0) return errno;
   return entry_for(p, name, e);
 }
@@ -119,20 +177,24 @@ int Fs::unlink(Ino parent, const char* name) {
   Inode* p = inode(parent);
   if (!p) return ESTALE;
   // The model frees the file's space when the kernel forgets the inode.
-  return unlinkat(p->fd, name, 0) == 0 ? 0 : errno;
+  return unlinkat(p->fd, backing_name(p, name).c_str(), 0) == 0 ? 0 : errno;
 }
 
 int Fs::rmdir(Ino parent, const char* name) {
   Inode* p = inode(parent);
   if (!p) return ESTALE;
-  return unlinkat(p->fd, name, AT_REMOVEDIR) == 0 ? 0 : errno;
+  return unlinkat(p->fd, backing_name(p, name).c_str(), AT_REMOVEDIR) == 0 ? 0 : errno;
 }
 
 int Fs::rename(Ino parent, const char* name, Ino newparent, const char* newname, unsigned flags) {
   Inode* p = inode(parent);
   Inode* np = inode(newparent);
   if (!p || !np) return ESTALE;
-  return renameat2(p->fd, name, np->fd, newname, flags) == 0 ? 0 : errno;
+  if (int err = sem_.check_name(newname)) return err;
+  // Without case, a target that exists under another case is that file.
+  std::string from = backing_name(p, name), to = backing_name(np, newname);
+  if (p == np && from == to) return 0;  // a case-only rename keeps the stored name (see docs/mount.md)
+  return renameat2(p->fd, from.c_str(), np->fd, to.c_str(), flags) == 0 ? 0 : errno;
 }
 
 struct DirHandle {
@@ -196,6 +258,7 @@ void Fs::releasedir(fuse_file_info* fi) {
 
 int Fs::statfs(struct statvfs& sv) {
   if (fstatvfs(inodes_.root()->fd, &sv) != 0) return errno;
+  sv.f_namemax = sem_.statfs_namemax();
   std::lock_guard lk(model_mu_);
   double cap = model_.files().capacity();
   if (cap <= 0) return 0;  // unlimited profile: the backing directory's figures

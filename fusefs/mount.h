@@ -39,6 +39,11 @@ struct MountOptions {
   // request that much earlier (seconds).
   // 0 = the model sees requests when they reach the daemon.
   double overhead_credit_s = 1e-3;
+  // Ask the kernel to allow shared mappings of direct_io files (channel.h).
+  // false: opens for reading use page-cache mode instead (the fallback for
+  // kernels before 6.6; the environment variable STREAMDISK_MOUNT_DIO_MMAP=0
+  // chooses it, for tests).
+  bool direct_io_mmap = true;
   unsigned max_threads = 16;  // FUSE worker threads (replies are parked, so few suffice)
   // Faults from the start (--fault); more arrive at run time through the
   // control attribute on the mount's root (kFaultXattr).

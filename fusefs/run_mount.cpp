@@ -90,6 +90,7 @@ struct Session {
 
 Result<MountSummary> run_mount(const MountOptions& opt_in) {
   MountOptions opt = opt_in;
+  if (const char* e = std::getenv("STREAMDISK_MOUNT_DIO_MMAP"); e && std::string(e) == "0") opt.direct_io_mmap = false;
   TempBacking temp;
   if (opt.backing.empty()) {
     const char* tmp = std::getenv("TMPDIR");
@@ -129,6 +130,8 @@ Result<MountSummary> run_mount(const MountOptions& opt_in) {
   if (fuse_session_mount(session.se, opt.mountpoint.c_str()) != 0)
     return Result<MountSummary>::error(fmt::format("could not mount on {} (see the message above)", opt.mountpoint));
   session.mounted = true;
+  if (int err = fs.channel().install(session.se); err != 0)
+    return Result<MountSummary>::error(fmt::format("could not hook the FUSE channel: errno {}", -err));
   fmt::print(stderr, "streamdisk: mounted {} on {} ({}{}); Ctrl-C or `fusermount3 -u {}` unmounts\n",
              opt.profile.name, opt.mountpoint, opt.discard ? "contents discarded" : "files in ",
              opt.discard ? "" : opt.backing, opt.mountpoint);

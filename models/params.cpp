@@ -94,6 +94,34 @@ const ParamSpec kTable[] = {
      "meets the device's backlog and pauses in its own call, page cache or not. 0 = no journal."},
     {Layer::Filesystem, "max_file_bytes", Unit::Bytes, 0.0, 0, kBig,
      "Largest file the filesystem allows; a write past it fails with EFBIG. 0 = no limit."},
+    // What the filesystem supports: `mount` answers as its Linux driver would
+    // (fusefs/semantics.h; docs/mount.md lists the built-in filesystems).
+    {Layer::Filesystem, "symlinks", Unit::Flag, 1.0, 0, 1,
+     "1 = symbolic links. 0 = none: symlink() fails (EPERM from a kernel driver, ENOSYS from a userspace one)."},
+    {Layer::Filesystem, "hard_links", Unit::Flag, 1.0, 0, 1,
+     "1 = hard links. 0 = none: link() fails with EPERM."},
+    {Layer::Filesystem, "xattrs", Unit::Flag, 1.0, 0, 1,
+     "1 = extended attributes (user.*). 0 = none: setting or reading one fails with EOPNOTSUPP."},
+    {Layer::Filesystem, "permissions", Unit::Count, 3.0, 0, 3,
+     "3 = POSIX owners and modes. 2 = fixed at mount (mode 0777): chmod and chown succeed and change "
+     "nothing (ntfs-3g). 1 = the same, but chown to another owner fails with EPERM (exfat-fuse). 0 = "
+     "fixed at mount (mode 0755): chmod may only add or remove write permission (the read-only "
+     "attribute), any other chmod, and chown, fail with EPERM (vfat, exFAT)."},
+    {Layer::Filesystem, "case_insensitive", Unit::Flag, 0.0, 0, 1,
+     "1 = names match whatever their case (\"A.WAV\" opens a.wav), and keep the case they were created with."},
+    {Layer::Filesystem, "name_max", Unit::Count, 255.0, 1, 255,
+     "Longest name (bytes, or UTF-16 units with name_utf16); a longer one fails with ENAMETOOLONG."},
+    {Layer::Filesystem, "name_utf16", Unit::Flag, 0.0, 0, 1,
+     "1 = names are stored in UTF-16: name_max counts UTF-16 units, not bytes."},
+    {Layer::Filesystem, "name_dos_chars", Unit::Flag, 0.0, 0, 1,
+     "1 = names may not hold control characters or any of \" * : < > ? \\ | (EINVAL from a kernel driver, "
+     "ENOENT from a userspace one)."},
+    {Layer::Filesystem, "time_resolution_us", Unit::Microseconds, 0.0, 0, 1e7,
+     "Resolution of stored timestamps: times set or written are rounded down to it. 0 = the backing "
+     "directory's."},
+    {Layer::Filesystem, "fallocate", Unit::Count, 2.0, 0, 2,
+     "2 = every fallocate mode. 1 = allocation only (mode 0 and KEEP_SIZE; punching holes fails with "
+     "EOPNOTSUPP). 0 = none: EOPNOTSUPP (posix_fallocate then writes zeros)."},
     SD_STALL_ROWS(Layer::Filesystem, "driver"),
 
     // ---- device ----

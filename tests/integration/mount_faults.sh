@@ -102,4 +102,17 @@ awk -F, '$3 == "write" && $5 == 3000000 && $10 == "EIO"' "$WORK/trace.csv" | gre
 awk -F, '$3 == "write" && $10 == "ENOSPC" && $5 == 5000000' "$WORK/trace.csv" | grep -q . ||
   fail "trace has no ENOSPC write at offset 5000000"
 grep -q "fault events [1-9]" "$WORK/mount.err" || fail "summary does not count fault events: $(cat "$WORK/mount.err")"
+
+# On a filesystem without extended attributes, a program's setxattr fails as on
+# the driver, and the control (an attribute itself) still works afterwards.
+rm -rf "${BACK:?}"/*
+start_mount -p exfat-fuse+samsung-960evo-250g --backing "$BACK"
+echo x >"$MNT/x.txt"
+out=$($PY -c "import os, sys
+try: os.setxattr(sys.argv[1], 'user.take', b'1')
+except OSError as e: print(e.strerror)" "$MNT/x.txt")
+[ "$out" = "Operation not supported" ] || fail "exfat-fuse: setxattr gave '$out', expected EOPNOTSUPP"
+"$STREAMDISK" fault "$MNT" 'erofs:create,file=late.*' >/dev/null || fail "streamdisk fault after a refused setxattr: exit $?"
+{ echo x >"$MNT/late.txt"; } 2>/dev/null && fail "the fault added after a refused setxattr did not fire"
+stop_mount
 finish

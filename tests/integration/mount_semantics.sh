@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Each built-in filesystem profile answers links, xattrs, permissions, case,
+# names, timestamps and fallocate as its Linux driver does (fs_probe.py, one
+# line per call). ext4, exfat-fuse and ntfs-3g are checked against the real
+# driver on an image run in this test; vfat and the kernel's exFAT driver are
+# not in every kernel (nor in this one), so they are checked against the
+# errnos their sources give (docs/mount.md cites them).
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/mount_lib.bash"
+LOOP=""
+real_cleanup() {
+  for m in "$WORK"/real-*; do is_mounted "$m" && umount "$m" 2>/dev/null; done
+  [ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
+  mount_cleanup
+}
+trap real_cleanup EXIT
+
+# The answers of FAT32 (vfat) and exFAT (kernel): fs/fat, fs/exfat.
+expected_kernel_fat() {  # $1 = mtime after setting ...001.123456789 s; $2 = fallocate answers
+  cat <<EOT
+symlink EPERM
+link EPERM
+setxattr ENOTSUP
+getxattr-missing ENOTSUP
+listxattr-has-take False
+open-other-case 1000
+mkdir-other-case EEXIST
+create-colon EINVAL
+create-255 ok
+create-256 ENAMETOOLONG
+chmod-0644 EPERM
+chmod-a-w ok
+mode-after 0o555
+chown-other EPERM
+utime-odd ok
+mtime-ns-after $1
+$2
+fdatasync-dir ok
+fsync-dir ok
+EOT
+}
+
+# real_probe FS: the probe's answers on the real driver, in $WORK/real-FS.out (1 = could not mount here).
+real_probe() {
+  local fs=$1 img=$WORK/real-$1.img dir=$WORK/real-$1
+  mkdir -p "$dir" && truncate -s 64M "$img" || return 1
+  case $fs in
+    ext4) mkfs.ext4 -q -F "$img" && mount -o loop "$img" "$dir" || return 1 ;;
+    exfat-fuse)
+      mkfs.exfat "$img" >/dev/null && LOOP=$(losetup -f --show "$img") || return 1
+      mount.exfat-fuse "$LOOP" "$dir" >/dev/null 2>&1 || return 1 ;;
+    ntfs-3g) mkntfs -q -F -f "$img" >/dev/null 2>&1 && ntfs-3g "$img" "$dir" || return 1 ;;
+  esac
+  $PY "$HERE/fs_probe.py" "$dir" >"$dir.out"
+  umount "$dir"
+  if [ -n "$LOOP" ]; then losetup -d "$LOOP"; LOOP=""; fi
+}
+
+for fs in ext4 fat32 exfat-kernel exfat-fuse ntfs-3g; do
+  rm -rf "${BACK:?}"/*
+  start_mount -p "$fs+samsung-960evo-250g" --backing "$BACK"
+  $PY "$HERE/fs_probe.py" "$MNT" >"$WORK/$fs.out" || fail "$fs: probe failed on the mount"
+  stop_mount
+  case $fs in
+    fat32) expected_kernel_fat 1000000000000000000 "fallocate ok
+fallocate-keep-size ok
+fallocate-punch ENOTSUP
+size-after-fallocate 65536" >"$WORK/$fs.want" ;;
+    exfat-kernel) expected_kernel_fat 1000000001120000000 "fallocate ENOTSUP
+fallocate-keep-size ENOTSUP
+fallocate-punch ENOTSUP
+size-after-fallocate 0" >"$WORK/$fs.want" ;;
+    *)
+      if ! real_probe "$fs"; then
+        echo "$fs: the real driver could not be mounted here (loop devices, mkfs): compared with nothing"
+        continue
+      fi
+      cp "$WORK/real-$fs.out" "$WORK/$fs.want" ;;
+  esac
+  diff "$WORK/$fs.want" "$WORK/$fs.out" >"$WORK/$fs.diff" ||
+    fail "$fs: the mount answers differently from the driver (< driver, > mount):
+$(cat "$WORK/$fs.diff")"
+  echo "$fs: $(grep -c . "$WORK/$fs.out") calls as the driver answers them"
+done
+finish
