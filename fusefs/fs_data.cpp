@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <memory>
+#include <shared_mutex>
 #include <vector>
 
 #include "fusefs/fs.h"
@@ -112,9 +113,12 @@ void Fs::write(fuse_req_t req, Ino ino, const char* buf, size_t size, off_t off,
   Inode* in = inode(ino);
   if (!in) return (void)fuse_reply_err(req, ESTALE);
   Handle* h = handle(fi);
+  // A power loss rewrites the backing files only between writes (fs.h).
+  std::shared_lock pl(power_mu_);
   Issued is = submit(Op{OpKind::Write, in->model_id(), static_cast<uint64_t>(off), size, h->direct}, caller(req));
   int err = is.c.error;
   uint64_t n = is.c.bytes;
+  if (err == 0 && n > 0 && keep_) keep_write(h->fd, in->model_id(), is.seq, is.start, static_cast<uint64_t>(off), n);
   if (err == 0 && n > 0) {
     // The bytes the model accepted go to the backing file now (buf is only
     // valid during this call); the reply waits for the model's time.
@@ -138,10 +142,12 @@ void Fs::write(fuse_req_t req, Ino ino, const char* buf, size_t size, off_t off,
     }
   }
   if (err) n = 0;
+  pl.unlock();
   answer(is, is.c.done, err, n, [req, err, n] {
     if (err) fuse_reply_err(req, err);
     else fuse_reply_write(req, n);
   });
+  if (err && keep_) gone();  // this write may have met the power loss: apply it now
 }
 
 void Fs::read(fuse_req_t req, Ino ino, size_t size, off_t off, fuse_file_info* fi) {
