@@ -50,7 +50,7 @@ TEST_CASE("durability: journal rule: a file exists and has a length once a commi
   CHECK(log.at(12.25).find(1)->length == 2000);
 }
 
-TEST_CASE("durability: with-data rule: the length follows the data on media; a file without any is gone",
+TEST_CASE("durability: with-data rule: the length follows the data on media and a file without any is gone",
           "[durability]") {
   DurabilityLog log(rule(LengthRule::WithData));
   log.created(1, 0.0);
@@ -133,7 +133,7 @@ TEST_CASE("durability: each surviving byte holds the write issued before its req
   CHECK(pieces[1].bytes == 56);
 }
 
-TEST_CASE("durability: simulate's power loss: what a strict reader gets of a WAV, per filesystem and header strategy",
+TEST_CASE("durability: simulate's power loss: what a strict reader gets of a WAV by filesystem and header strategy",
           "[durability]") {
   ModelOptions mo;
   mo.durability = true;

@@ -130,7 +130,7 @@ TEST_CASE("unknown profile names suggest the nearest built-in", "[profiles]") {
 // marzer/tomlplusplus#294): "[&" aborted a fuzz build. streamdisk links
 // Debian's shared toml++ (GCC, NDEBUG: no assertion, no assumption), so these
 // must come back as one clean error in every build of ours.
-TEST_CASE("a table header whose key starts with no key character is an error, not an abort", "[profiles]") {
+TEST_CASE("a table header whose key starts with no key character is an error and not an abort", "[profiles]") {
   for (const char* text : {"[&", "[[=", "[ &x]\n", "format_version = 1\n[ [a]]\n", "[\t#]\n"}) {
     INFO(text);
     auto p = parse_profile_text(text, "h.toml");
