@@ -51,16 +51,19 @@ Handler setup_fault(CLI::App& sub) {
       "  streamdisk fault /mnt/stick eio:write          # every write fails from now on\n"
       "  streamdisk fault /mnt/stick delay=2s           # the next operation takes 2 s longer\n"
       "  streamdisk fault /mnt/stick rate=0.1,for=30s   # a tenth of the rate for 30 s\n"
-      "  streamdisk fault /mnt/stick gone@5s            # the stick is pulled in 5 s");
+      "  streamdisk fault /mnt/stick gone@5s            # the stick is pulled in 5 s\n"
+      "  streamdisk fault /mnt/stick powerloss          # the power goes now (mount --durability)");
   return [a] {
     auto f = parse_fault(a->spec);
     if (!f) return bad_input(f.message());
-    if (f->kind == FaultKind::PowerLoss) return bad_input(powerloss_refusal(*f));
     if (!is_streamdisk_mount(a->mountpoint))
       return bad_input(fmt::format("{} is not a running `streamdisk mount`: give the mount point of one",
                                    excerpt(a->mountpoint)));
     if (::setxattr(a->mountpoint.c_str(), fusefs::kFaultXattr, a->spec.data(), a->spec.size(), 0) != 0) {
       int e = errno;
+      if (e == fusefs::kNoDurabilityErrno)
+        return bad_input(fmt::format("{} keeps no durability log, so it cannot lose power: mount it again with "
+                                     "--durability (or --fault powerloss@TIME)", excerpt(a->mountpoint)));
       if (e == ENOTSUP || e == EOPNOTSUPP || e == ENOSYS)
         return bad_input(fmt::format("{} is not a running `streamdisk mount` (it takes no faults): give the mount "
                                      "point of one", excerpt(a->mountpoint)));

@@ -5,13 +5,13 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/fault_args.h"
 #include "models/units.h"
 #include "sim/inspect.h"
 
 namespace sd::cli {
-namespace {
 
-nlohmann::json to_json(const Inspection& r) {
+nlohmann::json inspection_json(const Inspection& r) {
   return {{"path", r.path},
           {"format", r.format},
           {"file_bytes", r.file_bytes},
@@ -33,6 +33,8 @@ nlohmann::json to_json(const Inspection& r) {
           {"repair", r.repair},
           {"notes", r.notes}};
 }
+
+namespace {
 
 void print_text(const Inspection& r) {
   auto row = [](const char* k, const std::string& v) { fmt::print("  {:<10}{}\n", k, v); };
@@ -96,7 +98,7 @@ Handler setup_inspect(CLI::App& sub) {
     }
     if (a->json) {
       nlohmann::json arr = nlohmann::json::array();
-      for (const auto& r : all) arr.push_back(to_json(r));
+      for (const auto& r : all) arr.push_back(inspection_json(r));
       fmt::print("{}\n", arr.dump(2));
     } else {
       for (const auto& r : all) print_text(r);

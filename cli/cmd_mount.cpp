@@ -17,9 +17,18 @@ struct MountArgs {
   ProfileArgs prof;
   FaultArgs faults;
   std::string mountpoint, backing, capacity, prefill, trace, credit = "1ms";
-  bool discard = false, json = false, quiet = false, debug = false, realtime = false;
+  bool discard = false, json = false, quiet = false, debug = false, realtime = false, durability = false;
   uint64_t seed = 1;
 };
+
+nlohmann::json power_loss_json(const fusefs::MountSummary& s) {
+  if (s.power_lost_at < 0) return nullptr;
+  nlohmann::json files = nlohmann::json::array();
+  for (const auto& f : s.power_loss)
+    files.push_back({{"path", f.path}, {"exists", f.exists}, {"length_bytes", f.length}, {"written_bytes", f.written},
+                     {"data_bytes", f.data_bytes}});
+  return {{"time_s", s.power_lost_at}, {"inexact", s.power_loss_inexact}, {"files", files}};
+}
 
 nlohmann::json summary_json(const fusefs::MountSummary& s, const std::string& profile) {
   return {{"format", "streamdisk-mount-summary"},
@@ -38,7 +47,26 @@ nlohmann::json summary_json(const fusefs::MountSummary& s, const std::string& pr
           {"used_bytes", s.used_bytes},
           {"capacity_bytes", s.capacity_bytes},
           {"fill", s.fill},
-          {"completion_error_s", {{"p50", s.late_p50}, {"p99", s.late_p99}, {"max", s.late_max}, {"samples", s.late_samples}}}};
+          {"completion_error_s", {{"p50", s.late_p50}, {"p99", s.late_p99}, {"max", s.late_max}, {"samples", s.late_samples}}},
+          {"power_loss", power_loss_json(s)}};
+}
+
+void print_power_loss(const fusefs::MountSummary& s) {
+  if (s.power_lost_at < 0) return;
+  fmt::print(stderr, "  power loss at {:.3f} s: the backing files hold what survived (`streamdisk inspect` them)\n",
+             s.power_lost_at);
+  for (const auto& f : s.power_loss) {
+    if (!f.exists) fmt::print(stderr, "    {}: gone ({} written; its directory entry never became durable)\n", f.path,
+                              format_size(static_cast<double>(f.written)));
+    else
+      fmt::print(stderr, "    {}: {} of {} written survive{}\n", f.path, format_size(static_cast<double>(f.length)),
+                 format_size(static_cast<double>(f.written)),
+                 f.data_bytes < f.length
+                     ? fmt::format(" ({} of them zeros)", format_size(static_cast<double>(f.length - f.data_bytes)))
+                     : "");
+  }
+  if (s.power_loss_inexact)
+    fmt::print(stderr, "    (over 256 MiB of overwritten bytes: rewritten ranges may hold their later bytes)\n");
 }
 
 void print_summary(const fusefs::MountSummary& s) {
@@ -52,6 +80,7 @@ void print_summary(const fusefs::MountSummary& s) {
              s.other_errors, s.fault_events, s.stalls, format_duration(s.stall_seconds), s.fill * 100,
              s.capacity_bytes > 0 ? format_size(s.capacity_bytes) : std::string("unlimited"), s.late_p50 * 1e3,
              s.late_p99 * 1e3, s.late_max * 1e3, s.late_samples);
+  print_power_loss(s);
 }
 
 // Fills the model options from --capacity/--prefill/--seed; bad input as a message.
@@ -104,6 +133,10 @@ Handler setup_mount(CLI::App& sub) {
       ->type_name("TIME")
       ->capture_default_str();
   add_fault_options(sub, a->faults);
+  sub.add_flag("--durability", a->durability,
+               "Keep what a power loss needs (the durability model's log, and the bytes overwrites replace), so "
+               "`streamdisk fault MOUNTPOINT powerloss` works at run time; implied by --fault powerloss@... "
+               "(docs/faults.md)");
   sub.add_flag("--json", a->json, "Print the summary as JSON on stdout at unmount");
   sub.add_flag("-q,--quiet", a->quiet, "No status line");
   sub.add_flag("--debug", a->debug, "libfuse debug output on stderr");
@@ -118,6 +151,7 @@ Handler setup_mount(CLI::App& sub) {
       "  streamdisk mount -p samsung-960evo-250g --discard --prefill 85% --trace ops.csv /mnt/ssd\n"
       "  streamdisk mount -p fat32+sandisk-ultrafit-16g --discard --capacity 1GB --seed 7 /mnt/small\n"
       "  streamdisk mount -p sandisk-ultrafit-16g --backing /tmp/stick --fault eio:write@2GB --fault gone@10min /mnt/stick\n"
+      "  streamdisk mount -p rpi4-bullseye+ext4+sandisk-ultrafit-16g --backing /tmp/stick --fault powerloss@30s /mnt/stick\n"
       "  (faults at run time: streamdisk fault /mnt/stick delay=2s)");
   return [a] {
     auto p = load_profile(a->prof.profile, a->prof.sets);
@@ -125,9 +159,10 @@ Handler setup_mount(CLI::App& sub) {
     fusefs::MountOptions opt;
     opt.profile = *p;
     if (Status s = model_options(*a, *p, opt.model); !s.ok()) return bad_input(s.message());
-    auto faults = fault_specs(a->faults);
+    auto faults = fault_specs(a->faults, /*powerloss_ok=*/true);
     if (!faults) return bad_input(faults.message());
     opt.faults = std::move(*faults);
+    opt.durability = a->durability;
     opt.mountpoint = a->mountpoint;
     opt.backing = a->backing;
     opt.discard = a->discard;

@@ -88,7 +88,7 @@ Handler setup_record(CLI::App& sub) {
     if (a->name.empty() || a->name.find('/') != std::string::npos)
       return bad_input(fmt::format("--name '{}' must be a plain file name without '/'", a->name));
     cfg->base_name = a->name;
-    auto faults = fault_specs(a->faults);
+    auto faults = fault_specs(a->faults, /*powerloss_ok=*/false);
     if (!faults) return bad_input(faults.message());
     RecordOptions o;
     o.faults = std::move(*faults);

@@ -1,6 +1,9 @@
 // streamdisk simulate --profile P --channels N ... [--trace FILE] [--json]
 #include <unistd.h>
 
+#include <algorithm>
+#include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 
@@ -78,7 +81,8 @@ void print_fault_summary(const FaultSchedule& s) {
 }
 
 void print_text(const std::string& profile, const RecorderConfig& c, const RecorderResult& r, const ModelState& st,
-                uint64_t seed, const FaultSchedule& faults, const std::optional<Spread>& spread) {
+                uint64_t seed, const FaultSchedule& faults, const std::optional<Spread>& spread,
+                const std::function<void()>& power_loss_rows) {
   auto row = print_report_row;
   row("profile", fmt::format("{} (seed {})", profile, seed));
   row("stream", fmt::format("{}, {}, {}", stream_text(c.stream), format_name(c.format), format_duration(c.duration_s)));
@@ -96,6 +100,7 @@ void print_text(const std::string& profile, const RecorderConfig& c, const Recor
   if (!r.stopped_reason.empty() && !r.aborted_at_overrun)
     row("stopped", fmt::format("after {}: {}", format_duration(*r.stopped_s), r.stopped_reason));
   if (!faults.empty()) print_fault_summary(faults);
+  power_loss_rows();
   for (const auto& w : recording_warnings(c, r)) row("warning", w);
   if (spread) {
     row("spread", spread_range_text(*spread, overruns_value) + " (over the estimates' ranges)");
@@ -129,7 +134,9 @@ Handler setup_simulate(CLI::App& sub) {
       "  streamdisk simulate -p usrp-2974 -c 2 -r 160M -b 16 --buffer 256MiB -d 2min --json\n"
       "  streamdisk simulate -p crio-9014 -c 4 -r 25.6k -b 32 -f tdms -d 10min --trace run.csv\n"
       "  streamdisk simulate -p rpi4-buster-ultrafit-exfat -c 8 -r 48k -b 16 -f w64 -d 1.5h --no-spread\n"
-      "  streamdisk simulate -p fat32+sandisk-ultrafit-16g -c 2 -r 48k -f wav -d 10min --fault eio:write@50MB\n\n"
+      "  streamdisk simulate -p fat32+sandisk-ultrafit-16g -c 2 -r 48k -f wav -d 10min --fault eio:write@50MB\n"
+      "  streamdisk simulate -p rpi4-bullseye+ext4+sandisk-ultrafit-16g -c 2 -r 48k -f wav -d 2min \\\n"
+      "      --header-every 10s --fault powerloss@90s   (what survives: length, seconds a player gets)\n\n"
       "Spread: the profile's estimated parameters carry ranges (docs/profiles.md, 'Ranges'); the overrun\n"
       "count is also computed with each at either end of its range and at the two corners (corner bounds,\n"
       "2k + 3 runs for k parameters, the same seed), and the parameter that moves it most is named with the\n"
@@ -149,7 +156,7 @@ Handler setup_simulate(CLI::App& sub) {
                              a->no_spread ? "" : "runs (the spread: --no-spread runs one)");
         !st.ok())
       return bad_input(st.message());
-    auto specs = fault_specs(a->faults);
+    auto specs = fault_specs(a->faults, /*powerloss_ok=*/true);
     if (!specs) return bad_input(specs.message());
     TraceWriter trace;
     if (!a->trace.empty()) {
@@ -161,23 +168,39 @@ Handler setup_simulate(CLI::App& sub) {
       auto st = trace.open(a->trace, meta, {"--trace", "trace.csv", true, profile_files(a->prof.profile)});
       if (!st.ok()) return bad_input(st.message());
     }
-    ModelDevice model(*p, *mo);
+    bool powerloss = std::any_of(specs->begin(), specs->end(), [](const FaultSpec& f) { return f.kind == FaultKind::PowerLoss; });
+    ModelOptions model_opt = *mo;
+    model_opt.durability = powerloss;
+    ModelDevice model(*p, model_opt);
     FaultSchedule faults(a->rec.seed);
     for (auto& f : *specs) faults.add(std::move(f));
     FaultDevice dev(model, faults);
+    WriteKeeper keeper(dev);  // used with a power loss only (it keeps every write)
     VirtualClock clock;
     RecorderHooks hooks;
-    hooks.naming = [&faults](FileId f, const std::string& name) { faults.name_file(f, name); };
+    std::vector<std::pair<FileId, std::string>> names;
+    hooks.naming = [&faults, &names](FileId f, const std::string& name) {
+      faults.name_file(f, name);
+      names.emplace_back(f, name);
+    };
     if (trace.is_open()) hooks.trace = &trace;
     bool tty = isatty(STDERR_FILENO) != 0;
     if (tty) hooks.progress = [](double f) { fmt::print(stderr, "\rsimulating... {:3.0f} %", f * 100); };
-    auto r = run_recorder(dev, clock, *cfg, hooks);
+    auto r = run_recorder(powerloss ? static_cast<Device&>(keeper) : dev, clock, *cfg, hooks);
     if (tty) fmt::print(stderr, "\r{:30}\r", "");
     if (!r) {
       trace.abandon();
       return bad_input(r.message());
     }
     if (auto st = trace.close(); !st.ok()) return failure(st.message());
+    // A power loss after the recording ended still happens (is it safe to
+    // cut the power 5 s after the recorder closed its files?).
+    if (powerloss && faults.gone_time() < std::numeric_limits<double>::infinity())
+      faults.tick(std::max(clock.now(), faults.gone_time()));
+    std::vector<Survivor> lost;
+    double lost_at = faults.power_lost_at();
+    bool power_lost = lost_at < std::numeric_limits<double>::infinity();
+    if (power_lost) lost = survivors(model.power_loss_image(lost_at), keeper, names, cfg->format, cfg->stream);
     ModelState state = model.state(clock.now());
     std::optional<Spread> spread;
     if (!a->no_spread) {
@@ -191,9 +214,12 @@ Handler setup_simulate(CLI::App& sub) {
       nlohmann::json j = to_json(p->name, *cfg, *r, state, a->rec.seed);
       j["overrun_spread"] = spread ? spread_json(*spread) : nlohmann::json(nullptr);
       if (!faults.empty()) j["faults"] = fault_events_json(faults.events());
+      if (powerloss)
+        j["power_loss"] = power_lost ? power_loss_json(lost_at, model.durability()->params(), lost) : nlohmann::json(nullptr);
       fmt::print("{}\n", j.dump(2));
     } else {
-      print_text(p->name, *cfg, *r, state, a->rec.seed, faults, spread);
+      print_text(p->name, *cfg, *r, state, a->rec.seed, faults, spread,
+                 [&] { if (power_lost) print_power_loss(lost_at, model.durability()->params(), lost); });
     }
     return kExitOk;
   };

@@ -8,10 +8,13 @@
 // backing directory and are answered at once (their model cost, if any, is
 // the create cost, answered like a write).
 //
-// Locks (no code path holds two of them at once, so there is no lock order
-// to get wrong): InodeTable's mutex (inodes), model_mu_ (the model and
-// issue order, the fault schedule), ReplyScheduler's mutex (parked replies), trace_mu_ (the
-// trace writer and the completion-error samples).
+// Locks (apart from power_mu_, no code path holds two of them at once):
+// InodeTable's mutex (inodes), model_mu_ (the model and issue order, the
+// fault schedule), ReplyScheduler's mutex (parked replies), trace_mu_ (the
+// trace writer and the completion-error samples), keep_mu_ (the writes kept
+// for a power loss). power_mu_ is taken before any of them: shared by a
+// write from its submission to its pwrite, exclusive while a power loss
+// rewrites the backing files (fs_powerloss.cpp).
 #pragma once
 #define FUSE_USE_VERSION FUSE_MAKE_VERSION(3, 12)
 #include <fuse_lowlevel.h>
@@ -21,6 +24,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <unordered_map>
 #include <vector>
 
@@ -81,6 +85,10 @@ class Fs {
   // fault (0 or EINVAL); other attributes go to setxattr below.
   static bool is_control(Ino ino, const char* name);
   int control(const char* value, size_t size);
+  // Once a powerloss fault fired: makes the backing files what the durability
+  // model says survived (once; later calls return at once). Called by the
+  // first call that finds the device gone, the status line and shutdown.
+  void apply_power_loss();
 
   // ---- metadata (fs_meta.cpp); return 0 or an errno ----
   int lookup(Ino parent, const char* name, fuse_entry_param& e);
@@ -142,6 +150,12 @@ class Fs {
   // Fills fi for an open file: direct_io, unless shared mappings of direct_io
   // files are refused (see channel.h) and the file is opened read-write.
   void set_open_reply(fuse_file_info* fi, Handle* h) const;
+  // Power loss (fs_powerloss.cpp): with keep_, every write's place and time
+  // and the bytes an overwrite replaced, recorded before its pwrite.
+  void keep_write(int fd, FileId file, uint64_t seq, double t, uint64_t off, uint64_t n);
+  void keep_existing(FileId file, uint64_t size);
+  // Rewrites one backing file (opened O_RDWR) to what `sf` says survived.
+  void apply_to_file(int fd, const SurvivingFile& sf);
 
   const MountOptions& opt_;
   Channel channel_;
@@ -167,6 +181,21 @@ class Fs {
   uint64_t late_count_ = 0;
   std::atomic<uint64_t> writes_{0}, reads_{0}, other_{0}, written_{0}, read_bytes_{0};
   std::atomic<uint64_t> enospc_{0}, efbig_{0}, errors_{0};
+  // ---- power loss ----
+  struct KeptWrite {
+    uint64_t seq = 0;  // issue order (0: what the file held before the mount)
+    AppWrite w;
+    std::vector<char> old;  // the bytes it replaced (overwrites only)
+  };
+  bool keep_ = false;           // the durability log and kept_ are kept
+  std::shared_mutex power_mu_;  // see the lock notes at the top
+  std::mutex keep_mu_;          // guards kept_, kept_old_bytes_, kept_full_
+  std::unordered_map<FileId, std::vector<KeptWrite>> kept_;
+  uint64_t kept_old_bytes_ = 0;
+  bool kept_full_ = false;               // past the cap: rewritten ranges may hold later bytes
+  std::atomic<bool> power_applied_{false};
+  std::vector<PowerLossFile> power_files_;  // power_mu_ (exclusive) writes it once
+  double power_lost_at_ = -1;               // idem
 };
 
 }  // namespace sd::fusefs

@@ -12,19 +12,31 @@
 namespace sd::fusefs {
 namespace {
 constexpr size_t kMaxSamples = 4'000'000;  // completion-error samples kept for the summary
+
+bool keeps_durability(const MountOptions& opt) {
+  return opt.durability || std::any_of(opt.faults.begin(), opt.faults.end(),
+                                       [](const FaultSpec& f) { return f.kind == FaultKind::PowerLoss; });
 }
+
+ModelOptions model_options(const MountOptions& opt) {
+  ModelOptions m = opt.model;
+  m.durability = keeps_durability(opt);
+  return m;
+}
+}  // namespace
 
 Fs::Fs(const MountOptions& opt, int root_fd)
     : opt_(opt),
       channel_(opt.direct_io_mmap),
       sem_(opt.profile),
       inodes_(root_fd),
-      model_(opt.profile, opt.model),
+      model_(opt.profile, model_options(opt)),
       faults_(opt.model.seed),
       device_(model_, faults_),
       sched_(clock_) {
   for (const auto& f : opt.faults) faults_.add(f);
   gone_at_ = faults_.gone_time();
+  keep_ = keeps_durability(opt);
 }
 
 Fs::~Fs() { sched_.stop(); }
@@ -42,6 +54,7 @@ Status Fs::open_trace() {
 
 Status Fs::shutdown() {
   sched_.stop();
+  gone();  // a power loss due by now rewrites the backing files before the unmount ends
   std::lock_guard lk(trace_mu_);
   if (!trace_.is_open()) return {};
   for (auto& [seq, r] : trace_pending_) trace_.write(r);  // only if an answer was lost: keep the rows
@@ -95,6 +108,14 @@ void Fs::ensure_in_model(Inode* in, uint64_t size, int thread) {
   if (c.c.error == 0 && size > 0) {
     Issued t = submit(Op{OpKind::Truncate, in->model_id(), 0, size, false}, thread);
     record(t, clock_.now(), t.c.error, 0);
+  }
+  if (c.c.error == 0 && keep_) {
+    // What was there before the mount is durable as it is.
+    {
+      std::lock_guard lk(model_mu_);
+      model_.mark_existing(in->model_id(), size);
+    }
+    keep_existing(in->model_id(), size);
   }
 }
 
@@ -179,6 +200,15 @@ MountSummary Fs::summary() {
   }
   std::lock_guard lk(trace_mu_);
   m.late_samples = late_count_;
+  {
+    std::shared_lock pl(power_mu_);
+    m.power_lost_at = power_lost_at_;
+    m.power_loss = power_files_;
+  }
+  {
+    std::lock_guard lk(keep_mu_);
+    m.power_loss_inexact = kept_full_ && m.power_lost_at >= 0;
+  }
   m.late_max = late_max_;
   if (!late_.empty()) {
     std::vector<float> v = late_;
@@ -201,7 +231,8 @@ std::vector<FaultEvent> Fs::fault_events(size_t from) {
 
 int Fs::add_fault(const std::string& spec) {
   auto f = parse_fault(spec);
-  if (!f || f->kind == FaultKind::PowerLoss) return EINVAL;
+  if (!f) return EINVAL;
+  if (f->kind == FaultKind::PowerLoss && !keep_) return kNoDurabilityErrno;
   std::lock_guard lk(model_mu_);
   faults_.add(std::move(*f), clock_.now());
   gone_at_ = faults_.gone_time();
@@ -209,13 +240,21 @@ int Fs::add_fault(const std::string& spec) {
 }
 
 int Fs::gone() {
-  if (int e = gone_.load(std::memory_order_relaxed)) return e;
+  if (int e = gone_.load(std::memory_order_relaxed)) {
+    if (keep_ && !power_applied_.load(std::memory_order_relaxed)) apply_power_loss();
+    return e;
+  }
   double now = clock_.now();
   if (now < gone_at_.load(std::memory_order_relaxed)) return 0;
-  std::lock_guard lk(model_mu_);
-  faults_.tick(now);
-  gone_.store(faults_.gone_error(), std::memory_order_relaxed);
-  return faults_.gone_error();
+  int e = 0;
+  {
+    std::lock_guard lk(model_mu_);
+    faults_.tick(now);
+    e = faults_.gone_error();
+    gone_.store(e, std::memory_order_relaxed);
+  }
+  if (e && keep_) apply_power_loss();
+  return e;
 }
 
 }  // namespace sd::fusefs

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <memory>
+#include <shared_mutex>
 #include <vector>
 
 #include "fusefs/fs.h"
@@ -127,9 +128,12 @@ void Fs::write(fuse_req_t req, Ino ino, const char* buf, size_t size, off_t off,
   Inode* in = inode(ino);
   if (!in) return (void)fuse_reply_err(req, ESTALE);
   Handle* h = handle(fi);
+  // A power loss rewrites the backing files only between writes (fs.h).
+  std::shared_lock pl(power_mu_);
   Issued is = submit(Op{OpKind::Write, in->model_id(), static_cast<uint64_t>(off), size, h->direct}, caller(req));
   int err = is.c.error;
   uint64_t n = is.c.bytes;
+  if (err == 0 && n > 0 && keep_) keep_write(h->fd, in->model_id(), is.seq, is.start, static_cast<uint64_t>(off), n);
   if (err == 0 && n > 0) {
     // The bytes the model accepted go to the backing file now (buf is only
     // valid during this call); the reply waits for the model's time.
@@ -153,11 +157,16 @@ void Fs::write(fuse_req_t req, Ino ino, const char* buf, size_t size, off_t off,
     }
   }
   if (err) n = 0;
+  pl.unlock();
   auto reply = [req, err, n] {
     if (err) fuse_reply_err(req, err);
     else fuse_reply_write(req, n);
   };
-  if (err || !h->sync) return answer(is, is.c.done, err, n, reply);
+  if (err || !h->sync) {
+    answer(is, is.c.done, err, n, reply);
+    if (err && keep_) gone();  // this write may have met the power loss: apply it now
+    return;
+  }
   // O_SYNC/O_DSYNC: the write returns once the device has it (the backing
   // descriptor was opened O_SYNC too, so pwrite above waited for the disk).
   answer(is, is.c.done, 0, n, [] {});

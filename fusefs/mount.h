@@ -5,6 +5,7 @@
 // Status naming the problem and the fix), then run the filesystem in the
 // foreground until it is unmounted or SIGINT/SIGTERM arrives.
 #pragma once
+#include <cerrno>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -48,6 +49,10 @@ struct MountOptions {
   // Faults from the start (--fault); more arrive at run time through the
   // control attribute on the mount's root (kFaultXattr).
   std::vector<FaultSpec> faults;
+  // Keep what a power loss needs (the durability log, every write's place and
+  // the bytes overwrites replaced), so `streamdisk fault MNT powerloss` works
+  // at run time; on by itself when `faults` holds a powerloss.
+  bool durability = false;
 };
 
 // The run-time control: setxattr(MOUNTPOINT, kFaultXattr, SPEC) adds a fault
@@ -55,6 +60,15 @@ struct MountOptions {
 // lists what the faults did, one event per line. `streamdisk fault` uses them.
 inline constexpr const char* kFaultXattr = "user.streamdisk.fault";
 inline constexpr const char* kFaultEventsXattr = "user.streamdisk.fault_events";
+// setxattr's errno when a powerloss arrives at a mount that keeps no durability log.
+inline constexpr int kNoDurabilityErrno = EMEDIUMTYPE;
+
+// One backing file after a power loss (paths relative to the backing directory).
+struct PowerLossFile {
+  std::string path;
+  bool exists = false;   // false: removed (its directory entry never became durable)
+  uint64_t length = 0, written = 0, data_bytes = 0;
+};
 
 struct MountSummary {
   double seconds = 0;  // mounted for
@@ -68,6 +82,9 @@ struct MountSummary {
   // Reply time minus modelled completion time over answered writes/reads (s).
   double late_p50 = 0, late_p99 = 0, late_max = 0;
   uint64_t late_samples = 0;
+  double power_lost_at = -1;  // seconds after mounting; -1 = no power loss
+  std::vector<PowerLossFile> power_loss;  // the files the power loss rewrote
+  bool power_loss_inexact = false;        // the kept overwritten bytes hit their cap
 };
 
 // Resolves paths and checks everything that can be checked before mounting:

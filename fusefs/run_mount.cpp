@@ -40,6 +40,7 @@ class StatusLine {
     double last_t = 0, last_bytes = 0;
     std::unique_lock lk(mu_);
     while (!cv_.wait_for(lk, std::chrono::seconds(1), [this] { return stop_; })) {
+      fs_.gone();  // a power loss due by now rewrites the backing files
       Fs::Snapshot s = fs_.snapshot();
       double rate = s.now > last_t ? (s.bytes_written - last_bytes) / (s.now - last_t) : 0;
       last_t = s.now;

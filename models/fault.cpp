@@ -314,8 +314,9 @@ Result<std::vector<FaultSpec>> load_fault_file(const std::string& path) {
 }
 
 std::string powerloss_refusal(const FaultSpec& f) {
-  return fmt::format("fault '{}': power loss is not available yet (the durability model is still to be built): "
-                     "use gone to make the device disappear at that point", excerpt(f.text));
+  return fmt::format("fault '{}': record writes to real storage, whose power streamdisk cannot cut: record into a "
+                     "streamdisk mount started with --fault {} (docs/tutorials/pull-the-plug.md), or simulate it",
+                     excerpt(f.text), excerpt(f.text));
 }
 
 // ---------------------------------------------------------------- schedule
@@ -343,6 +344,8 @@ void FaultSchedule::event(size_t i, double now, const Op& op, const std::string&
                      fmt::format("{}: {} on {} to {}{}", faults_[i].spec.text, what, op_name(op.kind), file, where)});
 }
 
+static std::string gone_what(const FaultSpec& s) { return s.kind == FaultKind::PowerLoss ? "power lost" : "device gone"; }
+
 // A gone fault that fires by the clock alone: triggered by time (or from the
 // start), on every file, for certain.
 static bool clock_gone(const FaultSpec& s) {
@@ -365,9 +368,10 @@ void FaultSchedule::tick(double now) {
     if (!clock_gone(f.spec) || now < at) continue;
     f.triggered = true, f.start = at, ++f.hits;
     gone_error_ = f.spec.error;
+    if (f.spec.kind == FaultKind::PowerLoss) power_lost_at_ = at;
     if (events_.size() < kMaxEvents)
-      events_.push_back({at, i, f.spec.text,
-                         fmt::format("{}: device gone ({} from now on)", f.spec.text, errno_name(f.spec.error))});
+      events_.push_back({at, i, f.spec.text, fmt::format("{}: {} ({} from now on)", f.spec.text, gone_what(f.spec),
+                                                         errno_name(f.spec.error))});
     return;
   }
 }
@@ -423,8 +427,9 @@ FaultSchedule::Decision FaultSchedule::decide(const Op& op, double now) {
         }
         d.error = s.error;
         if (s.kind != FaultKind::Errno) gone_error_ = s.error;
+        if (s.kind == FaultKind::PowerLoss) power_lost_at_ = now;
         event(i, now, op, s.kind == FaultKind::Errno ? errno_name(s.error)
-                                                     : fmt::format("device gone ({} from now on)", errno_name(s.error)));
+                                                     : fmt::format("{} ({} from now on)", gone_what(s), errno_name(s.error)));
         break;
       case FaultKind::Short: {
         if (!data || op.bytes < 2) continue;

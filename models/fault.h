@@ -13,8 +13,8 @@
 //            delay=DURATION     the operation completes that much later
 //            rate=FACTOR        service time divided by FACTOR (0.25 = a quarter the rate)
 //            gone               the device disappears: every later operation fails (EIO)
-//            powerloss          parsed, refused by the commands until the durability
-//                               model exists (FaultSpec::powerloss_refusal)
+//            powerloss          the power goes: every later operation fails (EIO) and
+//                               what was not durable is lost (models/durability.h)
 //   OPS      write, read, fsync, create, truncate, close, remove, any; joined by '+'
 //   TRIGGER  a time (90s, 1.5min) after the start (or after the fault was added),
 //            a byte of the stream (2GB, 512MiB: bytes written to the targeted files),
@@ -65,8 +65,7 @@ Result<FaultSpec> parse_fault(std::string_view text);
 Result<std::vector<FaultSpec>> parse_fault_toml(std::string_view text, std::string_view origin);
 // Reads and parses a TOML fault file (via models/input.h).
 Result<std::vector<FaultSpec>> load_fault_file(const std::string& path);
-// The message a command gives for a powerloss fault while the durability
-// model is not built (the fault is parsed and documented, not yet applied).
+// The message `record` gives for a powerloss fault (it writes to real storage).
 std::string powerloss_refusal(const FaultSpec& f);
 
 // Something a fault did, for traces, status lines and reports.
@@ -104,6 +103,9 @@ class FaultSchedule {
 
   // Errno every operation gets once a gone fault fired (0 = the device is there).
   int gone_error() const { return gone_error_; }
+  // When a powerloss fault fired (infinity: it has not): what was durable
+  // then is what survives (ModelDevice::power_loss_image).
+  double power_lost_at() const { return power_lost_at_; }
   // When a gone fault triggered by time fires (infinity: none): the mount
   // refuses calls from then on, before any reaches the backing directory.
   double gone_time() const;
@@ -131,6 +133,7 @@ class FaultSchedule {
   std::vector<FaultEvent> events_;
   SplitMix64 rng_;
   int gone_error_ = 0;
+  double power_lost_at_ = std::numeric_limits<double>::infinity();
 };
 
 // The decorator: asks the schedule, then the inner device. Not thread-safe

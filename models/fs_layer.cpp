@@ -61,6 +61,7 @@ double FsLayer::write(FileId file, uint64_t offset, uint64_t bytes, double start
     }
   }
   if (!userspace_) t += stalls_.delay(begin, t, bytes);
+  if (log_) log_->device_write(file, offset, bytes, start, t);
   return t;
 }
 
@@ -68,6 +69,7 @@ double FsLayer::journal_write(double start, double used) {
   constexpr uint64_t kCommitBytes = 5 * 4096;
   double end = dev_.write(kJournalFile, journal_offset_, kCommitBytes, std::max(start, dev_.free_at()), used);
   journal_offset_ += kCommitBytes;
+  if (log_) log_->commit(start, end);
   return end;
 }
 

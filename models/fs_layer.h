@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "models/device_layer.h"
+#include "models/durability.h"
 #include "models/params.h"
 #include "models/stalls.h"
 
@@ -43,6 +44,9 @@ class FsLayer {
   // Cost of creating a file, starting at `start` (serialised with writes).
   double create(double start);
   void forget(FileId file) { high_water_.erase(file); }
+  // Tells `log` (not owned; null = none) of every data request the device
+  // acknowledges and every journal commit (models/durability.h).
+  void set_durability(DurabilityLog* log) { log_ = log; }
 
   const StallProcess& stalls() const { return stalls_; }
   void disable_stalls() { stalls_.disable(); }
@@ -57,6 +61,7 @@ class FsLayer {
   uint64_t meta_offset_ = 0, journal_offset_ = 0;
   std::unordered_map<FileId, uint64_t> high_water_;  // bytes already on the device per file
   StallProcess stalls_;
+  DurabilityLog* log_ = nullptr;
 };
 
 }  // namespace sd

@@ -20,6 +20,17 @@ ModelDevice::ModelDevice(const Profile& profile, ModelOptions opt)
     device_.disable_stalls();
     fs_.disable_stalls();
   }
+  if (opt.durability) {
+    log_ = std::make_unique<DurabilityLog>(
+        DurabilityParams::of(profile.params(Layer::Filesystem), profile.params(Layer::Device)));
+    fs_.set_durability(log_.get());
+  }
+}
+
+PowerLossImage ModelDevice::power_loss_image(double t) {
+  if (!log_) return {t, {}};
+  if (host_.enabled()) host_.dirty_at(t);
+  return log_->at(t);
 }
 
 LayerParams ModelDevice::device_params(const Profile& profile, const ModelOptions& opt) {
@@ -35,6 +46,7 @@ Completion ModelDevice::submit(const Op& op, double now) {
     case OpKind::Create: {
       if (!files_.create(op.file)) return {t, EEXIST, 0};
       fs_.forget(op.file);
+      if (log_) log_->created(op.file, t);
       return {fs_.create(t), 0, 0};
     }
     case OpKind::Write: {
@@ -44,6 +56,7 @@ Completion ModelDevice::submit(const Op& op, double now) {
       auto grant = files_.check_write(op.file, op.offset, op.bytes);
       if (grant.bytes == 0) return {t, grant.error, 0};
       files_.commit_write(op.file, op.offset, grant.bytes);
+      if (log_) log_->grew(op.file, files_.size(op.file));
       t += per_channel_s_ * op.channel_arrays;  // the application's library, before the kernel
       // A userspace driver works inside the call, before the page cache.
       t += fs_.driver_cost(grant.bytes, t);
@@ -60,21 +73,27 @@ Completion ModelDevice::submit(const Op& op, double now) {
       uint64_t n = std::min(op.bytes, size - op.offset);
       return {fs_.read(n, t), 0, n};
     }
-    case OpKind::Fsync:
+    case OpKind::Fsync: {
       if (!files_.exists(op.file)) return {t, EBADF, 0};
-      return {host_.drain(t), 0, 0};
+      double done = host_.drain(t);
+      if (log_) log_->synced(op.file, done);
+      return {done, 0, 0};
+    }
     case OpKind::Truncate: {
       if (!files_.exists(op.file)) return {t, EBADF, 0};
       int err = files_.truncate(op.file, op.bytes);
+      if (log_ && err == 0) log_->resized(op.file, op.bytes, t);
       return {t, err, 0};
     }
     case OpKind::Close:
       if (!files_.exists(op.file)) return {t, EBADF, 0};
+      if (log_) log_->closed(op.file, t);
       return {t, 0, 0};  // close does not flush (as on Linux)
     case OpKind::Remove:
       if (!files_.exists(op.file)) return {t, ENOENT, 0};
       files_.remove(op.file);
       fs_.forget(op.file);
+      if (log_) log_->removed(op.file, t);
       return {t, 0, 0};
   }
   return {t, EINVAL, 0};

@@ -9,6 +9,7 @@
 
 #include "models/device.h"
 #include "models/device_layer.h"
+#include "models/durability.h"
 #include "models/file_table.h"
 #include "models/fs_layer.h"
 #include "models/host_cache.h"
@@ -21,6 +22,7 @@ struct ModelOptions {
   double prefill_bytes = 0;    // the device starts this full (bytes of other data)
   double capacity_bytes = -1;  // >= 0 replaces the profile's capacity
   bool stalls = true;          // false: no stalls (analytic helpers, some tests)
+  bool durability = false;     // keep the durability log (power_loss_image); costs memory per request
 };
 
 // A snapshot for status lines and summaries.
@@ -46,6 +48,14 @@ class ModelDevice final : public Device {
   const FileTable& files() const { return files_; }
   DeviceLayer& device_layer() { return device_; }
   const HostCache& host_cache() const { return host_; }
+  // What a power loss at `t` leaves (models/durability.h); needs
+  // ModelOptions::durability. Starts the writeback due by `t` first.
+  PowerLossImage power_loss_image(double t);
+  const DurabilityLog* durability() const { return log_.get(); }
+  // A file found on the storage (the mount's backing directory): durable as it is.
+  void mark_existing(FileId f, uint64_t size) {
+    if (log_) log_->existing(f, size);
+  }
   // Seconds of stall drawn so far in every layer (no side effects, unlike state()).
   double stall_seconds() const { return device_.stalls().total_seconds() + fs_.stalls().total_seconds(); }
 
@@ -57,6 +67,7 @@ class ModelDevice final : public Device {
   DeviceLayer device_;
   FsLayer fs_;
   HostCache host_;
+  std::unique_ptr<DurabilityLog> log_;  // null unless ModelOptions::durability
 };
 
 }  // namespace sd

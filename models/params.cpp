@@ -153,6 +153,16 @@ const ParamSpec kTable[] = {
      "Aggregate read ceiling of the interface (e.g. SATA ~530). 0 = none beyond the streams."},
     {Layer::Device, "read_queue_depth", Unit::Count, 1.0, 1, 1024,
      "Read requests the device serves in parallel."},
+    // Durability (models/durability.h): what a power loss leaves. Estimates, docs/faults.md.
+    {Layer::Device, "write_cache_bytes", Unit::Bytes, 0.0, 0, 1e13,
+     "Volatile write cache: data the device has acknowledged but not yet put on media holds up to this "
+     "many bytes (the newest), and is lost at a power loss. 0 = acknowledged data is on media."},
+    {Layer::Device, "write_cache_destage_ms", Unit::Milliseconds, 1000.0, 0, 1e9,
+     "Age at which acknowledged data is on media even without a flush (the device empties its cache "
+     "on its own)."},
+    {Layer::Device, "flush_honest", Unit::Flag, 1.0, 0, 1,
+     "1 = a cache flush (fsync, a journal commit's barrier) waits until the write cache is on media; "
+     "0 = the device acknowledges the flush early (many cheap sticks, some SSDs): it protects nothing."},
 };
 #undef SD_STALL_ROWS
 

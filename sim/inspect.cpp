@@ -21,25 +21,14 @@
 namespace sd {
 namespace {
 
-// A read-only file read with pread; short reads past the end give fewer bytes.
+// What is inspected: a reader whose short reads past the end give fewer bytes.
 class File {
  public:
-  explicit File(int fd) : fd_(fd) {}
-  ~File() { if (fd_ >= 0) ::close(fd_); }
-  std::vector<uint8_t> at(uint64_t off, size_t n) const {
-    std::vector<uint8_t> b(n);
-    size_t got = 0;
-    while (got < n) {
-      ssize_t r = ::pread(fd_, b.data() + got, n - got, static_cast<off_t>(off + got));
-      if (r <= 0) break;
-      got += static_cast<size_t>(r);
-    }
-    b.resize(got);
-    return b;
-  }
+  explicit File(const ByteReader& read) : read_(read) {}
+  std::vector<uint8_t> at(uint64_t off, size_t n) const { return read_(off, n); }
 
  private:
-  int fd_;
+  const ByteReader& read_;
 };
 
 uint16_t le16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | p[1] << 8); }
@@ -434,13 +423,33 @@ Result<Inspection> inspect_file(const std::string& path, const InspectOptions& o
     return Result<Inspection>::error(fmt::format("cannot inspect '{}': {}", excerpt(path), why));
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Result<Inspection>::error(fmt::format("cannot inspect '{}': {}", excerpt(path), std::strerror(errno)));
-  File f(fd);
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
   struct stat st {};
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
     return Result<Inspection>::error(fmt::format("cannot inspect '{}': not a regular file", excerpt(path)));
+  ByteReader read = [fd](uint64_t off, size_t n) {
+    std::vector<uint8_t> b(n);
+    size_t got = 0;
+    while (got < n) {
+      ssize_t r = ::pread(fd, b.data() + got, n - got, static_cast<off_t>(off + got));
+      if (r <= 0) break;
+      got += static_cast<size_t>(r);
+    }
+    b.resize(got);
+    return b;
+  };
+  return inspect_bytes(path, static_cast<uint64_t>(st.st_size), read, opt);
+}
+
+Result<Inspection> inspect_bytes(const std::string& path, uint64_t size, const ByteReader& read,
+                                 const InspectOptions& opt) {
+  File f(read);
   Inspection r;
   r.path = path;
-  r.file_bytes = static_cast<uint64_t>(st.st_size);
+  r.file_bytes = size;
   auto head = f.at(0, 16);
   Status s;
   if (tag(head, 0, "RIFF") && tag(head, 8, "WAVE")) r.format = "wav", s = inspect_riff(f, r, false);

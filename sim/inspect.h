@@ -14,6 +14,7 @@
 // bytes to set to what. The file is only read.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -54,5 +55,12 @@ struct Inspection {
 
 // Bad input (unreadable, not a recording, raw without a stream) as a message.
 Result<Inspection> inspect_file(const std::string& path, const InspectOptions& opt = {});
+
+// The same for a file that exists only as a reader (simulate's power-loss
+// image): `read(offset, n)` returns up to n bytes (fewer past `size`). A raw
+// file needs opt.raw_given (there is no sidecar to find).
+using ByteReader = std::function<std::vector<uint8_t>(uint64_t offset, size_t n)>;
+Result<Inspection> inspect_bytes(const std::string& name, uint64_t size, const ByteReader& read,
+                                 const InspectOptions& opt = {});
 
 }  // namespace sd

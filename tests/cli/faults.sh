@@ -68,7 +68,7 @@ done
 expect_bad_input "unknown fault" "unknown fault 'eoops'" -- simulate -p $P --fault eoops
 expect_bad_input "trigger without unit" "needs a unit" -- simulate -p $P --fault eio@100
 expect_bad_input "bad option" "not an option" -- simulate -p $P --fault eio,when=2
-expect_bad_input "powerloss" "power loss is not available yet" -- simulate -p $P --fault powerloss@90s
+expect_bad_input "record powerloss" "streamdisk cannot cut" -- record "$tmp" --fault powerloss@90s
 expect_bad_input "missing fault file" "fault file" -- simulate -p $P --faults "$tmp/none.toml"
 printf '[[fault]]\nfault = "eio"\nwhen = "1s"\n' >"$tmp/bad.toml"
 expect_bad_input "bad fault file" "bad.toml: fault 1: unknown key 'when'" -- simulate -p $P --faults "$tmp/bad.toml"

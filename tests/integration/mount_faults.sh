@@ -13,8 +13,8 @@
 
 expect_bad_input "mount --fault bogus" "unknown fault 'bogus'" -- mount -p samsung-960evo-250g --backing "$BACK" \
   --fault bogus "$MNT"
-expect_bad_input "mount --fault powerloss" "power loss is not available yet" -- mount -p samsung-960evo-250g \
-  --backing "$BACK" --fault powerloss@10s "$MNT"
+expect_bad_input "mount --fault powerloss,for=" "a device that is gone stays gone" -- mount -p samsung-960evo-250g \
+  --backing "$BACK" --fault powerloss@10s,for=2s "$MNT"
 is_mounted "$MNT" && fail "a bad --fault mounted anyway"
 
 start_mount -p samsung-960evo-250g --backing "$BACK" --trace "$WORK/trace.csv" \

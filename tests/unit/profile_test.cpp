@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "models/profile.h"
+#include "models/fault.h"
 
 using namespace sd;
 
@@ -122,4 +123,21 @@ TEST_CASE("unknown profile names suggest the nearest built-in", "[profiles]") {
   auto f = load_profile("./no/such/file.toml");
   REQUIRE_FALSE(f.ok());
   CHECK_THAT(f.message(), Catch::Contains("does not exist"));
+}
+
+// toml++ 3.3.0 asserts (assert-enabled header-only builds) or assumes (clang,
+// NDEBUG) that a table header's key starts with a key character (upstream
+// marzer/tomlplusplus#294): "[&" aborted a fuzz build. streamdisk links
+// Debian's shared toml++ (GCC, NDEBUG: no assertion, no assumption), so these
+// must come back as one clean error in every build of ours.
+TEST_CASE("a table header whose key starts with no key character is an error and not an abort", "[profiles]") {
+  for (const char* text : {"[&", "[[=", "[ &x]\n", "format_version = 1\n[ [a]]\n", "[\t#]\n"}) {
+    INFO(text);
+    auto p = parse_profile_text(text, "h.toml");
+    REQUIRE_FALSE(p.ok());
+    CHECK_THAT(p.message(), Catch::Contains("h.toml:") && Catch::Contains("malformed TOML"));
+    auto f = parse_fault_toml(text, "f.toml");
+    REQUIRE_FALSE(f.ok());
+    CHECK_THAT(f.message(), Catch::Contains("f.toml:"));
+  }
 }
