@@ -153,7 +153,9 @@ Handler setup_capacity(CLI::App& sub) {
       "Spread: the profiles' estimated parameters carry ranges (docs/profiles.md, 'Ranges'); each search\n"
       "is repeated with each at either end of its range, then at the two corners (corner bounds, 2k + 3\n"
       "searches for k parameters, the same seeds), and the answer is shown as a range with the most likely\n"
-      "value, naming the parameter that moves it most and the characterize step that measures it.");
+      "value, naming the parameter that moves it most and the characterize step that measures it. The\n"
+      "spread's searches take shortcuts that keep their answers (the most likely value is not searched\n"
+      "again, identical profiles once, seeds stop once a verdict is certain; docs/capacity.md).");
   return [a] {
     CapacityTarget target;
     if (a->find == "channels") target = CapacityTarget::Channels;
