@@ -8,8 +8,15 @@
 //      (speed-up; answers must be identical); then the critical path alone, samsung-870qvo-4t (no
 //      random stalls: one run per candidate, so the cores help only through the search's
 //      speculative candidates), on every core against one thread.
+//   4. the buyer's table with ranges (issue 17): `capacity --sort` over every built-in device on
+//      the Pi 4's two exFAT stacks ('rpi4-bullseye+exfat-kernel+*', 'rpi4-buster+exfat-fuse+*'),
+//      2 h at 48 kHz x 16-bit W64, 1 MiB buffer, with the spread over the estimates' ranges
+//      (sim/capacity_spread.h): wall and CPU with the shortcuts; then document 003's stack alone
+//      (rpi4-buster-ultrafit-exfat, 12 ranged parameters) with the shortcuts against the plain
+//      computation (speed-up; answers must be identical).
 //    Speed figures depend on the machine's load: run it with `uptime` beside it.
-// Run: build/bench/sim_bench   (or cmake --build build --target bench); build/bench/sim_bench capacity: lines 5-7 only
+// Run: build/bench/sim_bench   (or cmake --build build --target bench); build/bench/sim_bench capacity: lines 5-7
+// only; build/bench/sim_bench spread: lines 8-9 only
 #include <chrono>
 #include <ctime>
 #include <string>
@@ -20,6 +27,7 @@
 #include "models/model_device.h"
 #include "models/profile.h"
 #include "sim/capacity.h"
+#include "sim/capacity_spread.h"
 #include "sim/recorder.h"
 
 using namespace sd;
@@ -136,16 +144,84 @@ void capacity_all() {
              c_one.answers == c_all.answers ? "identical" : "DIFFER (a bug)");
 }
 
+struct SpreadTiming {
+  double wall = 0, cpu = 0;
+  SpreadCost cost;
+  std::vector<Spread> spreads;
+};
+
+// `capacity --sort` with the spread, as the command runs it: the nominal
+// searches, then the spread's stages (sim/capacity_spread.h).
+SpreadTiming buyers_table(const std::vector<Profile>& profiles, SpreadShortcuts sc) {
+  RecorderConfig c;
+  c.stream = {1, 48000, 16, false};
+  c.format = FormatKind::W64;
+  c.buffer_bytes = 1ull << 20;
+  c.duration_s = 7200;
+  std::vector<const Profile*> ptrs;
+  std::vector<CapacityQuery> queries;
+  for (const auto& p : profiles) {
+    CapacityQuery q;
+    q.base = c;
+    ptrs.push_back(&p);
+    queries.push_back(q);
+  }
+  SpreadTiming out;
+  double t = wall(), cpu0 = cpu();
+  auto nominal = find_capacities(ptrs, queries);
+  auto sp = capacity_spreads(ptrs, queries, &nominal, 0, sc, &out.cost);
+  out.wall = wall() - t;
+  out.cpu = cpu() - cpu0;
+  if (!sp) {
+    fmt::print(stderr, "sim_bench: {}\n", sp.message());
+    std::exit(1);
+  }
+  out.spreads = *sp;
+  return out;
+}
+
+bool same_spreads(const std::vector<Spread>& a, const std::vector<Spread>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].nominal != b[i].nominal || a[i].low != b[i].low || a[i].high != b[i].high) return false;
+  return true;
+}
+
+void spread_tables() {
+  auto specs = expand_profile_globs({"rpi4-bullseye+exfat-kernel+*", "rpi4-buster+exfat-fuse+*"});
+  if (!specs) {
+    fmt::print(stderr, "sim_bench: {}\n", specs.message());
+    std::exit(1);
+  }
+  std::vector<Profile> table;
+  for (const auto& s : *specs) table.push_back(must_load(s));
+  SpreadTiming all = buyers_table(table, {});
+  fmt::print("buyer's table with ranges, {} stacks (the Pi 4's two exFAT stacks x every device), 2 h, 48 kHz x 16-bit "
+             "W64, 1 MiB: {:.2f} s wall, {:.2f} s CPU (CPU/wall {:.2f}; {} spread searches, {} answers reused, {} "
+             "recordings; target < 2 s)\n",
+             table.size(), all.wall, all.cpu, all.cpu / all.wall, all.cost.searches, all.cost.reused, all.cost.runs);
+  std::vector<Profile> one = {must_load("rpi4-buster-ultrafit-exfat")};
+  SpreadTiming fast = buyers_table(one, {}), plain = buyers_table(one, SpreadShortcuts::none());
+  fmt::print("  rpi4-buster-ultrafit-exfat with its range ({:g}-{:g} channels, most likely {:g}): {:.2f} s wall, {:.2f} "
+             "s CPU ({} recordings) against the plain computation's {:.2f} s wall, {:.2f} s CPU ({} recordings): "
+             "speed-up {:.2f}x wall, {:.2f}x CPU; answers {}\n",
+             fast.spreads[0].low, fast.spreads[0].high, fast.spreads[0].nominal, fast.wall, fast.cpu, fast.cost.runs,
+             plain.wall, plain.cpu, plain.cost.runs, plain.wall / fast.wall, plain.cpu / fast.cpu,
+             same_spreads(fast.spreads, plain.spreads) ? "identical" : "DIFFER (a bug, or a search that is not monotone)");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  // `sim_bench capacity`: only the capacity lines (5-7).
-  if (argc < 2 || std::string(argv[1]) != "capacity") {
+  // `sim_bench capacity`: only the capacity lines (5-7); `sim_bench spread`: only the spread lines (8-9).
+  std::string only = argc >= 2 ? argv[1] : "";
+  if (only.empty()) {
     long_recording("rpi4-buster-ultrafit-exfat");
     long_recording("usrp-2974");
     small_writes("laptop-doc001");
     small_writes("usrp-2974");
   }
-  capacity_all();
+  if (only.empty() || only == "capacity") capacity_all();
+  if (only.empty() || only == "spread") spread_tables();
   return 0;
 }

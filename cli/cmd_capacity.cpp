@@ -15,6 +15,7 @@
 #include "models/profile.h"
 #include "models/units.h"
 #include "sim/capacity.h"
+#include "sim/capacity_spread.h"
 #include "sim/cost.h"
 #include "sim/spread.h"
 
@@ -99,39 +100,6 @@ nlohmann::json result_json(const std::string& name, CapacityTarget t, const Capa
           {"probes", probes}};
 }
 
-// Every profile's answer over the ranges of its estimates (sim/spread.h):
-// stage by stage, all profiles' evaluations in one find_capacities call, so
-// they share the thread pool. An answer that finds nothing counts as 0.
-Result<std::vector<Spread>> capacity_spreads(const std::vector<const Profile*>& profiles,
-                                             const std::vector<CapacityQuery>& queries, unsigned threads) {
-  using R = Result<std::vector<Spread>>;
-  std::vector<SpreadRun> runs;
-  for (const Profile* p : profiles) runs.emplace_back(*p);
-  auto eval = [&](auto stage) -> Result<std::vector<std::vector<double>>> {
-    std::vector<const Profile*> ps;
-    std::vector<CapacityQuery> qs;
-    for (size_t i = 0; i < runs.size(); ++i)
-      for (const Profile& q : stage(runs[i])) ps.push_back(&q), qs.push_back(queries[i]);
-    auto results = find_capacities(ps, qs, threads);
-    std::vector<std::vector<double>> out(runs.size());
-    size_t k = 0;
-    for (size_t i = 0; i < runs.size(); ++i)
-      for (size_t j = 0; j < stage(runs[i]).size(); ++j, ++k) {
-        if (!results[k]) return Result<std::vector<std::vector<double>>>::error(results[k].message());
-        out[i].push_back(results[k]->found ? results[k]->best : 0);
-      }
-    return out;
-  };
-  auto a1 = eval([](const SpreadRun& r) -> const std::vector<Profile>& { return r.stage1(); });
-  if (!a1) return a1.status();
-  for (size_t i = 0; i < runs.size(); ++i) runs[i].take_stage1((*a1)[i]);
-  auto a2 = eval([](const SpreadRun& r) -> const std::vector<Profile>& { return r.stage2(); });
-  if (!a2) return a2.status();
-  std::vector<Spread> out;
-  for (size_t i = 0; i < runs.size(); ++i) out.push_back(runs[i].finish((*a2)[i]));
-  return R(std::move(out));
-}
-
 }  // namespace
 
 Handler setup_capacity(CLI::App& sub) {
@@ -185,7 +153,9 @@ Handler setup_capacity(CLI::App& sub) {
       "Spread: the profiles' estimated parameters carry ranges (docs/profiles.md, 'Ranges'); each search\n"
       "is repeated with each at either end of its range, then at the two corners (corner bounds, 2k + 3\n"
       "searches for k parameters, the same seeds), and the answer is shown as a range with the most likely\n"
-      "value, naming the parameter that moves it most and the characterize step that measures it.");
+      "value, naming the parameter that moves it most and the characterize step that measures it. The\n"
+      "spread's searches take shortcuts that keep their answers (the most likely value is not searched\n"
+      "again, identical profiles once, seeds stop once a verdict is certain; docs/capacity.md).");
   return [a] {
     CapacityTarget target;
     if (a->find == "channels") target = CapacityTarget::Channels;
@@ -225,14 +195,14 @@ Handler setup_capacity(CLI::App& sub) {
     if (!cfg) return bad_input(cfg.message());
     std::vector<const Profile*> all;
     for (const auto& p : profiles) all.push_back(&p);
-    // The spread repeats every search 2k + 3 times: check the largest such set.
-    std::vector<const Profile*> costed = all;
+    // The spread adds 2k + 2 searches per profile, each started at a known answer.
+    std::vector<const Profile*> spread;
     if (!a->no_spread)
       for (const Profile* p : all)
-        for (size_t i = 0; i < 2 + 2 * ranged_params(*p).size(); ++i) costed.push_back(p);
+        for (size_t i = 0; i < 2 + 2 * ranged_params(*p).size(); ++i) spread.push_back(p);
     if (auto st = check_capacity_cost(all, *cfg, a->seeds); !st.ok()) return bad_input(st.message());
-    if (auto st = check_capacity_cost(costed, *cfg, a->seeds); !st.ok())
-      return bad_input(st.message() + " (with the spread: 2k + 3 searches per profile; --no-spread runs one)");
+    if (auto st = check_capacity_cost(all, *cfg, a->seeds, {}, 30, spread); !st.ok())
+      return bad_input(st.message() + " (with the spread: 2k + 2 more searches per profile; --no-spread runs one)");
     bool tty = isatty(STDERR_FILENO) != 0;
     std::vector<CapacityQuery> queries;
     std::vector<const Profile*> ptrs;
@@ -250,7 +220,7 @@ Handler setup_capacity(CLI::App& sub) {
     std::vector<std::optional<Spread>> spreads(profiles.size());
     if (!a->no_spread) {
       if (tty) fmt::print(stderr, "\rspread over the estimates' ranges...{:20}", "");
-      auto sp = capacity_spreads(ptrs, queries, a->threads);
+      auto sp = capacity_spreads(ptrs, queries, &results, a->threads);
       if (!sp) return bad_input(sp.message());
       for (size_t i = 0; i < sp->size(); ++i) spreads[i] = (*sp)[i];
     }

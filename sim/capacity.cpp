@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <functional>
 #include <optional>
 
 #include "models/analytic.h"
@@ -46,6 +47,7 @@ class Searcher {
     const CapacityCriterion& cr = q_.criterion;
     CandidateStats st;
     st.value = value;
+    int verdict = -1;  // certain before the bounds settled (verdict_only)
     auto consume = [&](size_t i) {
       const SeedOutcome& o = seeds[i];
       ++st.seeds;
@@ -55,7 +57,11 @@ class Searcher {
       }
       if (o.config_error) return false;  // not random: more seeds say nothing new
       st.side = compare_to_level(st.seeds_with_overrun, st.seeds, cr.max_overrun_probability, cr.confidence);
-      return !(cr.early_stop && st.side != Side::Open);
+      if (cr.early_stop && st.side != Side::Open) return false;
+      if (q_.verdict_only)
+        verdict = certain_verdict(st.seeds_with_overrun, st.seeds, max_seeds_, cr.max_overrun_probability,
+                                  cr.confidence);
+      return verdict < 0;
     };
     if (auto it = ahead_.find(value); it != ahead_.end() && !stalls_) {
       seeds[0] = it->second;
@@ -75,6 +81,7 @@ class Searcher {
       st.side = compare_to_level(st.seeds_with_overrun, st.seeds, cr.max_overrun_probability, cr.confidence);
     }
     st.pass = st.side == Side::Below || (st.side == Side::Open && st.probability() <= cr.max_overrun_probability);
+    if (verdict >= 0 && stalls_) st.pass = verdict == 1;
     candidates_.push_back(st);
     return st;
   }
@@ -89,26 +96,41 @@ class Searcher {
   // search, its answer and its candidate list are exactly the sequential
   // ones; outcomes it never asks for are wasted runs.
   using Next = std::optional<std::pair<double, RecorderConfig>>;
-  void prefetch(const std::pair<double, RecorderConfig>& x, const Next& if_pass, const Next& if_fail) {
+  // The fail-branch's candidate, from x's first overrun (seconds; -1 if x
+  // failed otherwise): the search may aim it from that time.
+  using FailNext = std::function<Next(double first_overrun_s)>;
+  void prefetch(const std::pair<double, RecorderConfig>& x, const Next& if_pass, const FailNext& if_fail) {
     if (!speculates() || ahead_.count(x.first)) return;
     std::vector<const std::pair<double, RecorderConfig>*> jobs = {&x};
     bool pass_job = if_pass && !ahead_.count(if_pass->first) && if_pass->first != x.first;
-    bool fail_job = if_fail && !ahead_.count(if_fail->first) && if_fail->first != x.first &&
-                    !(pass_job && if_fail->first == if_pass->first);
     if (pass_job) jobs.push_back(&*if_pass);
-    if (fail_job) jobs.push_back(&*if_fail);
+    // The fail-branch's slot is last; its candidate is chosen once x has
+    // failed (consume(0)), and it cannot start before: at most `ahead` jobs
+    // run past the consumer, so on 2 threads x and the pass-branch run
+    // together and the fail-branch follows x's failure, never a guess.
+    const bool fail_slot = static_cast<bool>(if_fail);
+    Next fail_next;
+    if (fail_slot) jobs.push_back(nullptr);
     std::vector<SeedOutcome> out(jobs.size());
     std::vector<char> done(jobs.size(), 0);
     uint64_t wasted0 = pool_.wasted();
     pool_.run(
         jobs.size(),
         [&](size_t i) {
+          if (!jobs[i]) return;  // a fail-branch with nothing (new) to run
           out[i] = run_seed(jobs[i]->second, 1);
           done[i] = 1;
         },
-        [&](size_t i) { return !(i == 0 && !out[0].fail && fail_job); });
-    // (At most `threads` jobs past the consumer: on 2 threads the fail-branch
-    // starts only once x has failed, never on a guess.)
+        [&](size_t i) {
+          if (i != 0 || !fail_slot) return true;
+          if (!out[0].fail) return false;  // x passed: the fail-branch is not needed
+          fail_next = if_fail(out[0].reason == "overruns" ? out[0].first_overrun_s : -1);
+          if (fail_next && !ahead_.count(fail_next->first) && fail_next->first != x.first &&
+              !(pass_job && fail_next->first == if_pass->first))
+            jobs.back() = &*fail_next;
+          return true;
+        },
+        pass_job ? 2 : 1);
     spec_unconsumed_ += pool_.wasted() - wasted0;  // kept in ahead_, counted there if never asked for
     for (size_t i = 0; i < jobs.size(); ++i)
       if (done[i]) ahead_.emplace(jobs[i]->first, out[i]), simulated_s_ += out[i].simulated_s;
@@ -168,11 +190,25 @@ double free_bytes(const Profile& p, const ModelOptions& mo) {
 // pass(x) is true below the answer (increasing = true) or above it. The
 // search is a state machine (advance: the next candidate after a verdict),
 // so with `speculate` it can hand prefetch(x, next if x passes, next if it
-// fails) both possible successors before x is known (Searcher::prefetch);
-// the order of eval() calls, and so everything found, does not depend on it.
+// fails as a function of x's first overrun) both possible successors before
+// x is known (Searcher::prefetch); the order of eval() calls, and so
+// everything found, does not depend on it.
+//
+// aim_s > 0 (whole numbers, increasing, deterministic runs of aim_s seconds):
+// failing candidates' first-overrun times aim the next candidate. 1 / time
+// to the first overrun is taken as linear in x through the two failing
+// candidates nearest the answer (a cache or a backlog that fills at the
+// excess rate gives exactly that), solved for the whole recording; the next
+// candidate is the whole number below (or, when that is the passing end of
+// the bracket, the next one up). An aim that contradicts a verdict (outside
+// the bracket, or farther than the bracketing step) is not used: a failure
+// that comes from a cliff (a cache that runs out at any rate above the
+// sustained one) does not follow the line.
+// Two aimed candidates in a row with the same verdict are followed by a
+// plain step (bisection), so a poor aim costs at most every other step.
 template <class Eval, class Prefetch>
-void search(double guess, double lo_limit, double hi_limit, bool integer, bool increasing, bool speculate, Eval eval,
-            Prefetch prefetch, CapacityResult& out) {
+void search(double guess, double lo_limit, double hi_limit, bool integer, bool increasing, bool speculate,
+            double aim_s, Eval eval, Prefetch prefetch, CapacityResult& out) {
   auto clamp = [&](double x) { return std::clamp(integer ? std::round(x) : x, lo_limit, hi_limit); };
   // The guess is usually close (the analytic rate), so bracket with small
   // steps first, growing: x1.01, x1.03, x1.1, x1.4, x2, x4, ... Step i from
@@ -191,37 +227,84 @@ void search(double guess, double lo_limit, double hi_limit, bool integer, bool i
     if (integer ? gap <= 1 : gap <= 0.01 * std::max(g, b)) return std::nullopt;
     return integer ? std::floor((g + b) / 2) : (g + b) / 2;
   };
+  const bool aiming = aim_s > 0 && integer && increasing;
   // good: passes; bad: fails. For increasing targets good < bad, else good > bad.
   struct State {
     double good = NAN, bad = NAN;
     bool started = false, bracketing = true, pass0 = false, up = false, at_limit = false;
     int i = 0;  // bracket steps taken
+    // Aiming: failing candidates with their first overrun (x, seconds), and
+    // the verdicts of the aimed candidates in a row so far.
+    std::vector<std::pair<double, double>> fails;
+    bool last_aimed = false;
+    int aimed_run = 0;       // consecutive aimed candidates with the same verdict
+    bool aimed_pass = false;  // that verdict
+  };
+  // Where 1 / (time to the first overrun) reaches 1 / aim_s, from the two
+  // failing candidates with the fewest channels, or nothing.
+  auto aim = [&](const State& s) -> std::optional<double> {
+    if (s.fails.size() < 2) return std::nullopt;
+    std::pair<double, double> a{INFINITY, 0}, b{INFINITY, 0};
+    for (const auto& f : s.fails)
+      if (f.first < a.first) b = a, a = f;
+      else if (f.first < b.first && f.first != a.first) b = f;
+    if (!std::isfinite(b.first)) return std::nullopt;
+    double slope = (1 / b.second - 1 / a.second) / (b.first - a.first);
+    double x = a.first - (1 / a.second - 1 / aim_s) / slope;
+    if (!(slope > 0) || !std::isfinite(x)) return std::nullopt;
+    return std::floor(x);
   };
   // Bracket away from the first verdict until it flips (a pass moves toward
-  // the failing side and back), then bisect.
-  auto advance = [&](State& s, double x, bool pass) -> std::optional<double> {
+  // the failing side and back), then bisect. overrun_s: a failing
+  // candidate's first overrun, or -1.
+  auto advance = [&](State& s, double x, bool pass, double overrun_s) -> std::optional<double> {
     (pass ? s.good : s.bad) = x;
+    if (aiming && !pass && overrun_s > 0 && overrun_s < aim_s) s.fails.emplace_back(x, overrun_s);
+    if (s.last_aimed) {
+      s.aimed_run = s.aimed_run > 0 && s.aimed_pass == pass ? s.aimed_run + 1 : 1;
+      s.aimed_pass = pass;
+    } else {
+      s.aimed_run = 0;
+    }
+    s.last_aimed = false;
     if (!s.started) s.started = true, s.pass0 = pass, s.up = pass == increasing;
     else if (s.bracketing && pass != s.pass0) s.bracketing = false;
+    std::optional<double> a = aiming && s.aimed_run < 2 ? aim(s) : std::nullopt;
     if (s.bracketing) {
       double nx = step(x, s.i++, s.up);
+      if (a && !s.up && *a < x && *a >= nx) {  // down from a failing guess: the aim, if no farther than the step
+        nx = clamp(*a);
+        s.last_aimed = nx != x;
+      }
       if (nx != x) return nx;
       s.at_limit = pass;
       return std::nullopt;
     }
-    return mid_of(s.good, s.bad);
+    std::optional<double> m = mid_of(s.good, s.bad);
+    if (m && a && *a >= s.good && *a < s.bad) {  // an aim outside the bracket contradicts a verdict: bisect
+      s.last_aimed = true;
+      return std::max(*a, s.good + 1);  // at the good end: the next one, to confirm it fails
+    }
+    return m;
   };
   State st;
   CandidateStats bad_o, good_o;
   std::optional<double> x = clamp(guess);
+  auto overrun_of = [](const CandidateStats& o) {
+    return !o.pass && o.reason == "overruns" ? o.first_overrun_s : -1.0;
+  };
   while (x) {
     if (speculate) {
-      State if_pass = st, if_fail = st;
-      prefetch(*x, advance(if_pass, *x, true), advance(if_fail, *x, false));
+      State if_pass = st;
+      double xv = *x;
+      std::optional<double> pass_next = advance(if_pass, xv, true, -1);
+      prefetch(xv, pass_next, [&advance, st, xv](double overrun_s) mutable {
+        return advance(st, xv, false, overrun_s);
+      });
     }
     CandidateStats o = eval(*x);
     (o.pass ? good_o : bad_o) = o;
-    x = advance(st, *x, o.pass);
+    x = advance(st, *x, o.pass, overrun_of(o));
   }
   out.at_search_limit = st.at_limit;
   out.found = !std::isnan(st.good);
@@ -281,14 +364,16 @@ Result<CapacityResult> find_capacity(const Profile& p, const CapacityQuery& q) {
   // Candidates run ahead of the search, in parallel (Searcher::prefetch).
   const bool speculate = s.speculates();
   auto prefetch = [&s](auto cfg_of) {
-    return [&s, cfg_of](double x, std::optional<double> if_pass, std::optional<double> if_fail) {
+    return [&s, cfg_of](double x, std::optional<double> if_pass, auto if_fail) {
       auto with_cfg = [&](std::optional<double> v) -> Searcher::Next {
         if (!v) return std::nullopt;
         return std::pair{*v, cfg_of(*v)};
       };
-      s.prefetch({x, cfg_of(x)}, with_cfg(if_pass), with_cfg(if_fail));
+      s.prefetch({x, cfg_of(x)}, with_cfg(if_pass), [&](double t) mutable { return with_cfg(if_fail(t)); });
     };
   };
+  // Deterministic channel searches aim from failing runs' first overruns.
+  const double aim_s = q.interpolate && !s.stalls() ? cfg.duration_s : 0;
 
   switch (q.target) {
     case CapacityTarget::Channels: {
@@ -308,7 +393,8 @@ Result<CapacityResult> find_capacity(const Profile& p, const CapacityQuery& q) {
         seen[static_cast<uint32_t>(ch)] = o;
         return o;
       };
-      search(std::floor(rate / per_ch), 1, hi, true, true, speculate, eval, prefetch(cfg_of), out);
+      search(q.guess > 0 ? q.guess : std::floor(rate / per_ch), 1, hi, true, true, speculate, aim_s, eval,
+             prefetch(cfg_of), out);
       if (out.at_search_limit) out.limited_by = space_bound ? "free space" : "search limit";
       std::vector<uint32_t> probes = q.probes.empty() ? default_probes(out, s.candidates(), q.max_channels) : q.probes;
       for (uint32_t ch : probes) {
@@ -335,7 +421,8 @@ Result<CapacityResult> find_capacity(const Profile& p, const CapacityQuery& q) {
         return c;
       };
       auto eval = [&](double r) { return s.evaluate(r, cfg_of(r)); };
-      search(rate / st.frame_bytes(), 1, hi, false, true, speculate, eval, prefetch(cfg_of), out);
+      search(q.guess > 0 ? q.guess : rate / st.frame_bytes(), 1, hi, false, true, speculate, 0, eval, prefetch(cfg_of),
+             out);
       if (out.at_search_limit) out.limited_by = space_bound ? "free space" : "search limit";
       break;
     }
@@ -349,8 +436,8 @@ Result<CapacityResult> find_capacity(const Profile& p, const CapacityQuery& q) {
         return c;
       };
       auto eval = [&](double b) { return s.evaluate(b, cfg_of(b)); };
-      search(static_cast<double>(cfg.buffer_bytes), std::max(fb, 4096.0), q.max_buffer_bytes, false, false, speculate,
-             eval, prefetch(cfg_of), out);
+      search(q.guess > 0 ? q.guess : static_cast<double>(cfg.buffer_bytes), std::max(fb, 4096.0), q.max_buffer_bytes,
+             false, false, speculate, 0, eval, prefetch(cfg_of), out);
       if (out.found) out.best = std::ceil(out.best / fb) * fb;
       if (out.at_search_limit) out.limited_by = "search limit";
       break;

@@ -60,6 +60,26 @@ struct CapacityQuery {
   uint32_t max_channels = 100000;
   double max_buffer_bytes = 64.0 * (1ull << 30);
   unsigned threads = 0;     // 0 = every core (std::thread::hardware_concurrency)
+  // Where the search starts: 0 = the analytic sustained rate (the answer if
+  // nothing but the rate mattered). A caller that knows a nearby answer (the
+  // spread, sim/capacity_spread.h) passes it: the search then needs about two
+  // candidates. Whole-number targets (channels) find the same answer from any
+  // start as long as more channels never help; real-valued ones (rate,
+  // buffer) stop at 1 %, so their answer may move within that 1 %.
+  double guess = 0;
+  // Only the answer matters (the spread's searches): a candidate's seeds stop
+  // as soon as its verdict is certain (sim/overrun_stats.h certain_verdict),
+  // even before its bounds settle. `best` is exactly the full rule's; the
+  // candidates' statistics, the band and the probes then rest on fewer seeds.
+  bool verdict_only = false;
+  // A channel search on a profile without random stalls aims each candidate
+  // from the failing runs' first-overrun times (the time to the first overrun
+  // falls as channels grow: 1 / time is close to linear in the channel count,
+  // as when a cache or a backlog fills at the excess rate), instead of
+  // stepping and bisecting blindly. It finds the same answer as long as more
+  // channels never help (the assumption the search makes anyway), in fewer
+  // runs; the candidates tried differ. false: the plain bracket and bisection.
+  bool interpolate = true;
 };
 
 // What the seeds said about one candidate.

@@ -94,10 +94,13 @@ Status check_cost(const RunCost& one, double runs, const std::string& runs_text)
 }
 
 Status check_capacity_cost(const std::vector<const Profile*>& profiles, const RecorderConfig& base, int seeds,
-                           const ModelOptions& mo, int candidates) {
+                           const ModelOptions& mo, int candidates, const std::vector<const Profile*>& spread) {
   double steps = 0, runs = 0;
   RunCost worst;
-  for (const Profile* p : profiles) {
+  std::vector<std::pair<const Profile*, int>> searches;
+  for (const Profile* p : profiles) searches.emplace_back(p, candidates);
+  for (const Profile* p : spread) searches.emplace_back(p, kSpreadCandidates);
+  for (const auto& [p, search_candidates] : searches) {
     // A search's recordings write at most what the device takes in the
     // duration; passing candidates write about that much.
     double block = static_cast<double>(base.block_bytes ? base.block_bytes : base.buffer_bytes / 2);
@@ -109,7 +112,7 @@ Status check_capacity_cost(const std::vector<const Profile*>& profiles, const Re
     bool stalls = false;
     for (Layer l : {Layer::Filesystem, Layer::Device})
       stalls |= p->params(l).get("stall_interval_mb") > 0 && p->params(l).get("stall_duration_ms") > 0;
-    double n = static_cast<double>(candidates) * (stalls ? std::max(1, seeds) : 1);
+    double n = static_cast<double>(search_candidates) * (stalls ? std::max(1, seeds) : 1);
     runs += n;
     steps += n * one.steps();
     if (one.steps() > worst.steps()) worst = one;
@@ -117,9 +120,12 @@ Status check_capacity_cost(const std::vector<const Profile*>& profiles, const Re
   }
   if (!(steps <= kMaxSteps))
     return Status::error(fmt::format(
-        "this search would take {} ({:.3g} recordings: {} profile(s) x up to {} seed(s) x ~{} candidates); the "
+        "this search would take {} ({:.3g} recordings: {} profile(s) x up to {} seed(s) x ~{} candidates{}); the "
         "limit is {}: give fewer profiles (a narrower glob) or fewer --seeds, or a shorter --duration",
-        eta_text(steps), runs, profiles.size(), seeds, candidates, format_duration(kMaxSeconds)));
+        eta_text(steps), runs, profiles.size(), std::max(1, seeds), candidates,
+        spread.empty() ? std::string()
+                       : fmt::format(", and {} spread searches x ~{} candidates", spread.size(), kSpreadCandidates),
+        format_duration(kMaxSeconds)));
   return {};
 }
 

@@ -52,11 +52,18 @@ RunCost estimate_recording(const Profile& p, const RecorderConfig& cfg, const Mo
 // that factor comes from, for the message.
 Status check_cost(const RunCost& one, double runs = 1, const std::string& runs_text = "");
 
+// Candidates a spread search runs per seed: it starts at a known answer
+// (sim/capacity_spread.h), so about the answer, its neighbour and one more.
+inline constexpr int kSpreadCandidates = 3;
+
 // The same for a whole capacity search over `profiles` with `seeds` seeds
 // each (1 for profiles without stalls): the capacity command calls it before
 // searching. `candidates` is the number of recordings one search runs per seed.
+// `spread`: the spread's further searches (a profile once per search), at
+// kSpreadCandidates candidates each.
 Status check_capacity_cost(const std::vector<const Profile*>& profiles, const RecorderConfig& base, int seeds,
-                           const ModelOptions& mo = {}, int candidates = 30);
+                           const ModelOptions& mo = {}, int candidates = 30,
+                           const std::vector<const Profile*>& spread = {});
 
 // Human figure for a duration estimate: "about 3 h".
 std::string eta_text(double steps);

@@ -61,4 +61,21 @@ int seeds_to_settle_below(double level, double confidence) {
   return std::max(1, n);
 }
 
+int certain_verdict(int k, int n, int max_seeds, double level, double confidence) {
+  if (n >= max_seeds) return -1;  // the rule itself decides now
+  // Fewer overruns never make a candidate fail, and the chance of reaching
+  // "below" only grows with more clean seeds (the binomial cdf falls in n):
+  // the all-clean continuation is the candidate's best, checked at its end.
+  if (k > level * max_seeds && compare_to_level(k, max_seeds, level, confidence) != Side::Below) return 0;
+  // The all-overrun continuation is its worst: more overruns at every n
+  // (settling "above" only grows with k).
+  int worst = k + (max_seeds - n);
+  if (worst <= level * max_seeds) {
+    for (int m = n + 1; m <= max_seeds; ++m)
+      if (compare_to_level(k + (m - n), m, level, confidence) == Side::Above) return -1;
+    return 1;
+  }
+  return -1;
+}
+
 }  // namespace sd

@@ -40,4 +40,14 @@ Side compare_to_level(int k, int n, double level, double confidence);
 // Fewest seeds that can settle a candidate as below `level` (no overrun in all of them).
 int seeds_to_settle_below(double level, double confidence);
 
+// The verdict capacity's rule would reach for a candidate with k overruns in
+// its first n seeds, if the seeds still to run (up to max_seeds) cannot change
+// it: false (fails the criterion) once k / max_seeds > level and no number of
+// further clean seeds can settle it below; true (meets it) once even an
+// overrun in every remaining seed would neither settle it above nor lift the
+// estimate at max_seeds past the level. Otherwise (the usual case) -1. The
+// rule: stop at the first n whose interval lies on one side of the level,
+// else decide by k / max_seeds at max_seeds (sim/capacity.h).
+int certain_verdict(int k, int n, int max_seeds, double level, double confidence);
+
 }  // namespace sd

@@ -1,0 +1,175 @@
+// The capacity spread's shortcuts (sim/capacity_spread.h) against the plain
+// computation, and certain_verdict (sim/overrun_stats.h) against the rule it
+// short-cuts, followed to the end. Virtual time only.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "models/profile.h"
+#include "sim/capacity.h"
+#include "sim/capacity_spread.h"
+#include "sim/overrun_stats.h"
+
+using namespace sd;
+
+namespace {
+
+Profile builtin(const std::string& spec) {
+  auto p = load_profile(spec);
+  REQUIRE(p.ok());
+  return *p;
+}
+
+// Every verdict capacity's rule can still reach from k overruns in n seeds:
+// stop at the first n whose bounds settle, else the estimate at max_seeds.
+// Bit 0: can fail, bit 1: can pass; memo[n][k] (0: not computed yet).
+int reachable(int k, int n, int max, double level, double conf, std::vector<std::vector<int>>& memo) {
+  int& m = memo[static_cast<size_t>(n)][static_cast<size_t>(k)];
+  if (m) return m;
+  Side s = compare_to_level(k, n, level, conf);
+  if (s != Side::Open) return m = s == Side::Below ? 2 : 1;
+  if (n == max) return m = static_cast<double>(k) / max <= level ? 2 : 1;
+  return m = reachable(k, n + 1, max, level, conf, memo) | reachable(k + 1, n + 1, max, level, conf, memo);
+}
+
+RecorderConfig recording(double minutes) {
+  RecorderConfig c;
+  c.stream = {1, 48000, 24, false};
+  c.format = FormatKind::W64;
+  c.buffer_bytes = 1 << 20;
+  c.duration_s = 60 * minutes;
+  return c;
+}
+
+void same_spread(const Spread& a, const Spread& b) {
+  CHECK(a.nominal == b.nominal);
+  CHECK(a.low == b.low);
+  CHECK(a.high == b.high);
+  CHECK(a.corner_low == b.corner_low);
+  CHECK(a.corner_high == b.corner_high);
+  REQUIRE(a.effects.size() == b.effects.size());
+  for (size_t i = 0; i < a.effects.size(); ++i) {
+    INFO(a.effects[i].param.name());
+    CHECK(a.effects[i].param.name() == b.effects[i].param.name());
+    CHECK(a.effects[i].at_lo == b.effects[i].at_lo);
+    CHECK(a.effects[i].at_hi == b.effects[i].at_hi);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("certain verdict: never contradicts the rule followed to the end, and finds every certain one",
+          "[capacity][stats]") {
+  // Small seed budgets, so every continuation can be followed.
+  for (double level : {0.05, 0.2})
+    for (int max : {12, 40}) {
+      const double conf = 0.9;
+      int decided_early = 0;
+      std::vector<std::vector<int>> memo(static_cast<size_t>(max) + 1, std::vector<int>(static_cast<size_t>(max) + 2));
+      for (int n = 1; n < max; ++n)
+        for (int k = 0; k <= n; ++k) {
+          if (compare_to_level(k, n, level, conf) != Side::Open) continue;  // the rule stopped here already
+          int can = reachable(k, n, max, level, conf, memo);
+          int v = certain_verdict(k, n, max, level, conf);
+          INFO("level " << level << ", " << k << " of " << n << " seeds, at most " << max);
+          if (can == 1) CHECK(v == 0);
+          else if (can == 2) CHECK(v == 1);
+          else CHECK(v == -1);
+          decided_early += v >= 0;
+        }
+      CHECK(decided_early > 0);  // the shortcut has something to do
+    }
+}
+
+TEST_CASE("verdict-only search: the same answer on fewer seeds", "[capacity][spread]") {
+  Profile p = builtin("rpi4-buster-ultrafit-exfat");
+  CapacityQuery q;
+  q.base = recording(20);
+  q.base.stream.sample_bits = 16;
+  auto full = find_capacity(p, q);
+  q.verdict_only = true;
+  auto quick = find_capacity(p, q);
+  REQUIRE(full.ok());
+  REQUIRE(quick.ok());
+  REQUIRE(full->stalls);
+  INFO("answer " << full->best << " in " << full->runs << " runs; verdict-only " << quick->best << " in "
+                 << quick->runs);
+  CHECK(quick->best == full->best);
+  CHECK(quick->found == full->found);
+  CHECK(quick->runs <= full->runs);
+  REQUIRE(quick->candidates.size() == full->candidates.size());
+  for (size_t i = 0; i < full->candidates.size(); ++i) {
+    CHECK(quick->candidates[i].value == full->candidates[i].value);
+    CHECK(quick->candidates[i].pass == full->candidates[i].pass);
+  }
+}
+
+TEST_CASE("capacity spread: the shortcuts give the plain computation's answers on every built-in profile",
+          "[capacity][spread]") {
+  // Channels: a whole-number search finds the same answer from any start.
+  std::vector<Profile> ps;
+  for (const auto& info : builtin_profiles())
+    if (!info.layer || *info.layer == Layer::Device) ps.push_back(builtin(info.name));
+  std::vector<const Profile*> ptrs;
+  std::vector<CapacityQuery> qs;
+  for (const auto& p : ps) {
+    CapacityQuery q;
+    q.base = recording(2);
+    q.probes = {2, 40};  // not needed by the spread: must not change it
+    ptrs.push_back(&p);
+    qs.push_back(q);
+  }
+  auto nominal = find_capacities(ptrs, qs);
+  SpreadCost fast_cost, plain_cost;
+  auto fast = capacity_spreads(ptrs, qs, &nominal, 0, {}, &fast_cost);
+  auto plain = capacity_spreads(ptrs, qs, nullptr, 0, SpreadShortcuts::none(), &plain_cost);
+  REQUIRE(fast.ok());
+  REQUIRE(plain.ok());
+  REQUIRE(fast->size() == ps.size());
+  for (size_t i = 0; i < ps.size(); ++i) {
+    INFO(ps[i].name);
+    same_spread((*fast)[i], (*plain)[i]);
+    CHECK((*fast)[i].nominal == nominal[i]->best);
+  }
+  INFO("plain: " << plain_cost.searches << " searches, " << plain_cost.runs << " runs; shortcuts: "
+                 << fast_cost.searches << " searches (" << fast_cost.reused << " reused), " << fast_cost.runs
+                 << " runs");
+  CHECK(fast_cost.runs < plain_cost.runs);
+  CHECK(fast_cost.reused > 0);
+  CHECK(fast_cost.searches + fast_cost.reused == plain_cost.searches);
+}
+
+TEST_CASE("aimed channel search: the plain bracket and bisection's answers on every built-in profile",
+          "[capacity]") {
+  // Profiles without random stalls aim from failing runs' first overruns
+  // (CapacityQuery::interpolate); the answer must not depend on it.
+  struct Rec {
+    double minutes;
+    uint64_t buffer;
+    uint32_t bits;
+  };
+  uint64_t aimed_runs = 0, plain_runs = 0;
+  for (Rec r : {Rec{90, 1 << 20, 24}, Rec{20, 4 << 20, 16}})
+    for (const auto& info : builtin_profiles()) {
+      if (info.layer && *info.layer != Layer::Device) continue;
+      Profile p = builtin(info.name);
+      CapacityQuery q;
+      q.base = recording(r.minutes);
+      q.base.buffer_bytes = r.buffer;
+      q.base.stream.sample_bits = r.bits;
+      q.criterion.max_seeds = 60;  // the stall profiles are not aimed: keep them cheap
+      auto aimed = find_capacity(p, q);
+      q.interpolate = false;
+      auto plain = find_capacity(p, q);
+      REQUIRE(aimed.ok());
+      REQUIRE(plain.ok());
+      INFO(info.name << ", " << r.minutes << " min: aimed " << aimed->best << " in " << aimed->runs << " runs, plain "
+                     << plain->best << " in " << plain->runs);
+      CHECK(aimed->best == plain->best);
+      CHECK(aimed->found == plain->found);
+      CHECK(aimed->limited_by == plain->limited_by);
+      aimed_runs += aimed->runs, plain_runs += plain->runs;
+    }
+  INFO("aimed " << aimed_runs << " runs, plain " << plain_runs);
+  CHECK(aimed_runs < plain_runs);
+}
