@@ -9,6 +9,9 @@ set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR ${SD_PROCESSOR})
 set(CMAKE_C_COMPILER ${SD_TRIPLE}-gcc)
 set(CMAKE_CXX_COMPILER ${SD_TRIPLE}-g++)
+# GCC's notes that parameter passing changed (armhf: GCC 7.1; arm64: GCC 10.1,
+# std::pair<double, double>) concern mixing objects built by older GCCs; nothing here is.
+set(CMAKE_CXX_FLAGS_INIT "-Wno-psabi")
 # try_compile projects read the toolchain file again: hand them the sysroot.
 list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES SD_CROSS_SYSROOT)
 set(CMAKE_LIBRARY_ARCHITECTURE ${SD_TRIPLE})
