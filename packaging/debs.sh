@@ -23,9 +23,9 @@ for arch in "${archs[@]}"; do
       cmake --build build -j2 --target streamdisk sd_man >/dev/null
       rm -f build/streamdisk_*_amd64.deb
       cpack --config build/CPackConfig.cmake -B build >/dev/null
-      dir=build apt_config= elf="x86-64" ;;
-    armhf) tests/cross.sh armhf deb >/dev/null; dir=build-armhf apt_config=$PWD/build-armhf/sysroot/apt/apt.conf elf="ARM," ;;
-    arm64) tests/cross.sh arm64 deb >/dev/null; dir=build-arm64 apt_config=$PWD/build-arm64/sysroot/apt/apt.conf elf="ARM aarch64" ;;
+      dir=build apt_config= machine="X86-64" ;;
+    armhf) tests/cross.sh armhf deb >/dev/null; dir=build-armhf apt_config=$PWD/build-armhf/sysroot/apt/apt.conf machine="ARM" ;;
+    arm64) tests/cross.sh arm64 deb >/dev/null; dir=build-arm64 apt_config=$PWD/build-arm64/sysroot/apt/apt.conf machine="AArch64" ;;
     *) echo "packaging/debs.sh: unknown architecture '$arch' (amd64, armhf, arm64)" >&2; exit 2 ;;
   esac
   deb=$(ls "$dir"/streamdisk_*_"$arch".deb)
@@ -33,7 +33,8 @@ for arch in "${archs[@]}"; do
   dpkg-deb -x "$deb" "$tmp"
   problems=()
   [[ $(dpkg-deb -f "$deb" Architecture) == "$arch" ]] || problems+=("Architecture $(dpkg-deb -f "$deb" Architecture)")
-  file -b "$tmp/usr/bin/streamdisk" | grep -q "$elf" || problems+=("usr/bin/streamdisk is $(file -b "$tmp/usr/bin/streamdisk" | cut -d, -f1-2)")
+  m=$(LC_ALL=C readelf -h "$tmp/usr/bin/streamdisk" 2>/dev/null | sed -n 's/^ *Machine: *//p')
+  [[ $m == *"$machine" ]] || problems+=("usr/bin/streamdisk is for '$m'")
   [[ -f $tmp/usr/share/man/man1/streamdisk-capacity.1.gz ]] || problems+=("no man pages")
   # Nothing installed (-s), against the archive of that architecture.
   if ! APT_CONFIG=${apt_config:-/dev/null} apt-get install -s "./$deb" >"$tmp/apt.log" 2>&1 ||
