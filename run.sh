@@ -52,6 +52,9 @@ case "${1:-demo}" in
     # UBSan (clang-14, build-asan), then every reader's fuzz target for 20 s.
     tests/sanitize.sh || rc=1
     tests/fuzz/run.sh 20 || rc=1
+    # The ARM leg: the model built for armhf answers as on amd64, byte for byte,
+    # under qemu-user (docs/install.md; the full cross build: tests/cross.sh).
+    tests/cross_model.sh armhf || rc=1
     exit $rc
     ;;
   *)

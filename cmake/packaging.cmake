@@ -39,16 +39,28 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # streamdisk_0.1.0-1_armhf.deb
 set(CPACK_DEBIAN_PACKAGE_RELEASE 1)
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "")
-# fuse3 for `mount` (fusermount3); the shared libraries from dpkg-shlibdeps.
+# fuse3 for `mount` (fusermount3); the shared libraries from dpkg-shlibdeps, or
+# in a cross build (libraries unpacked in SD_CROSS_SYSROOT, unknown to dpkg) from
+# their packages' shlibs files (packaging/deb-depends.sh, at cpack time below).
 set(CPACK_DEBIAN_PACKAGE_DEPENDS fuse3)
-set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 if(SD_DEB_ARCH)
   set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE ${SD_DEB_ARCH})
+  set(sd_cross_depends "
+execute_process(COMMAND bash ${CMAKE_SOURCE_DIR}/packaging/deb-depends.sh $<TARGET_FILE:streamdisk>
+                ${SD_CROSS_SYSROOT} ${SD_DEB_ARCH} OUTPUT_VARIABLE sd_libs OUTPUT_STRIP_TRAILING_WHITESPACE
+                RESULT_VARIABLE sd_rc)
+if(NOT sd_rc EQUAL 0 OR sd_libs STREQUAL \"\")
+  message(FATAL_ERROR \"packaging/deb-depends.sh found no Depends for the ${SD_DEB_ARCH} binary\")
+endif()
+set(CPACK_DEBIAN_PACKAGE_DEPENDS \"fuse3, \${sd_libs}\")")
+else()
+  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+  set(sd_cross_depends "")
 endif()
 # Read at cpack time: the description carries the same line as `--version`,
 # commit included, from the last build (cli/CMakeLists.txt writes version.txt).
 set(CPACK_PROJECT_CONFIG_FILE ${CMAKE_BINARY_DIR}/CPackProjectConfig.cmake)
-file(WRITE ${CPACK_PROJECT_CONFIG_FILE} "
+file(GENERATE OUTPUT ${CPACK_PROJECT_CONFIG_FILE} CONTENT "${sd_cross_depends}
 file(STRINGS \"${CMAKE_BINARY_DIR}/version.txt\" sd_v)
 list(GET sd_v 1 sd_commit)
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION \"will this storage keep up with my recording?

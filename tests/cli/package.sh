@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The .deb (cmake/packaging.cmake, CPack): dependencies, and what an installed
-# package gives a user, unpacked into a scratch root (dpkg-deb -x): the binary
+# package gives a user, unpacked into a scratch root (dpkg-deb -x; as root also
+# dpkg -i into a scratch root of its own): the binary
 # runs from anywhere with its built-in profiles, --version names the same commit
 # as the package, every subcommand has a man page that man renders, bash
 # completion completes profile names.
@@ -24,11 +25,27 @@ for d in fuse3 libfuse3-3 libc6 libstdc++6 libfmt9; do
   [[ ", $depends," == *", $d "* || ", $depends," == *", $d,"* ]] || fail "Depends lacks $d: $depends"
 done
 if command -v apt-get >/dev/null; then
-  # Its dependencies resolve on this Debian (nothing is installed: -s).
+  # Its dependencies resolve on this Debian (nothing is installed: -s); a cross
+  # build's against the target's archive, with nothing installed
+  # (packaging/cross-sysroot.sh's private apt state beside the sysroot).
+  [ -n "${SD_CROSS_SYSROOT:-}" ] && export APT_CONFIG=$SD_CROSS_SYSROOT/../apt/apt.conf
   apt-get install -s "$deb" > "$tmp/apt.log" 2>&1 || fail "apt-get install -s: $(grep -E '^E:|Depends' "$tmp/apt.log" | head -3)"
+  [ -z "${SD_CROSS_SYSROOT:-}" ] || grep -q "^Inst streamdisk " "$tmp/apt.log" || fail "apt-get install -s: $(head -3 "$tmp/apt.log")"
 fi
 
 dpkg-deb -x "$deb" "$tmp/root" || fail "dpkg-deb -x failed"
+if [ "$(id -u)" -eq 0 ]; then
+  # dpkg -i into a scratch root of its own (its dependencies are not there:
+  # --force-depends; a cross build's architecture is not that root's: --force-architecture).
+  d=$tmp/droot/var/lib/dpkg
+  mkdir -p "$d/info" "$d/updates" && : > "$d/status"
+  dpkg --root="$tmp/droot" --force-depends --force-architecture -i "$deb" > "$tmp/dpkg.log" 2>&1 ||
+    fail "dpkg -i into a scratch root: $(tail -2 "$tmp/dpkg.log")"
+  dpkg --root="$tmp/droot" -s streamdisk 2>/dev/null | grep -q '^Status: install ok installed' ||
+    fail "dpkg -i into a scratch root: streamdisk not installed"
+  dpkg --root="$tmp/droot" -L streamdisk | grep -qx /usr/bin/streamdisk || fail "dpkg -L lacks /usr/bin/streamdisk"
+  cmp -s "$tmp/droot/usr/bin/streamdisk" "$tmp/root/usr/bin/streamdisk" || fail "dpkg -i installed another binary"
+fi
 [ -x "$tmp/root/usr/bin/streamdisk" ] || { fail "no usr/bin/streamdisk in the package"; finish; }
 # The installed binary, through qemu-user in a cross build (SD_EMULATOR).
 mkdir -p "$tmp/pbin"
