@@ -206,6 +206,7 @@ void write_replay_trace(TraceWriter& w, const OpList& ops, const ReplayRun& run)
     r.start = o.issue, r.end = o.done, r.op = op.kind, r.file = op.file, r.offset = op.offset, r.bytes = op.bytes;
     r.thread = op.thread;
     r.error = o.error;
+    r.direct = o.direct;
     w.write(r);
   }
 }

@@ -240,7 +240,7 @@ R run_measure(const MeasureConfig& in) {
     env.clock = &real_clock;
     RealDevice* rd = real.get();
     env.space = [rd] { return rd->space(); };
-    env.drop_cache = [rd, direct = c.direct](FileId f) { return rd->drop_cache(f, direct); };
+    env.drop_cache = [rd](FileId f) { return rd->drop_cache(f); };
     if (c.sweep == SweepKind::Threads) {
       int n = *std::max_element(c.threads.begin(), c.threads.end());
       for (int i = 0; i < n; ++i) siblings.push_back(i == 0 ? nullptr : rd->sibling());
