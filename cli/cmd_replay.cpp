@@ -49,6 +49,55 @@ Status parse_options(const ReplayArgs& a, ReplayOptions& o) {
   return {};
 }
 
+// --target: the files go there through measure's RealDevice (O_EXCL names,
+// only its own files removed, Ctrl-C removes them); buffered, also a
+// trace's O_DIRECT ops (their sizes and offsets need not be aligned):
+// --trace-out's direct column says what was done.
+Result<std::unique_ptr<RealDevice>> open_target(const ReplayArgs& a, RealClock& clock, ReplayOptions& opt) {
+  cleanup::set_cooperative();
+  opt.cancel = cleanup::cancel_flag();
+  RealDeviceOptions dopt;
+  dopt.dir = a.target;
+  dopt.prefix = "replay";
+  dopt.probe_direct = false;
+  dopt.keep_files = a.keep;
+  dopt.cancel = opt.cancel;
+  auto d = RealDevice::open(dopt, clock);
+  if (!d) return Result<std::unique_ptr<RealDevice>>::error(fmt::format("--target: {}", d.message()));
+  return d;
+}
+
+// Each --profile with `sets`; `from_trace`: they are the trace's `# set`
+// lines (a `mount --set` trace replays on the device it was made on).
+Status load_profiles(const ReplayArgs& a, const std::vector<std::string>& sets, bool from_trace,
+                     std::vector<Profile>& profiles) {
+  profiles.clear();
+  for (const auto& spec : a.profiles) {
+    auto p = load_profile(spec, sets);
+    if (!p)
+      return from_trace ? Status::error(fmt::format("{} (from the trace's # set lines; give --set to replace them)",
+                                                    p.message()))
+                        : p.status();
+    profiles.push_back(std::move(*p));
+  }
+  return {};
+}
+
+// Each profile's model: --capacity, --prefill, --seed over the trace's
+// header lines (a --prefill fraction is of that profile's capacity).
+Status model_options_for(const ReplayArgs& a, const TraceModel& tm, const std::vector<Profile>& profiles,
+                         std::vector<ModelOptions>& models) {
+  if (profiles.empty() && (!a.model.capacity.empty() || !a.model.prefill.empty()))
+    return Status::error("--capacity and --prefill describe the model: give them with --profile (--target replays on "
+                         "the real storage as it is)");
+  for (const auto& p : profiles) {
+    auto mo = apply_model_args(a.model, p, tm.model_options());
+    if (!mo) return mo.status();
+    models.push_back(*mo);
+  }
+  return {};
+}
+
 int run(const ReplayArgs& a) {
   if (a.profiles.empty() && a.target.empty())
     return bad_input("replay needs --profile P (virtual time) or --target DIR (real storage); see `streamdisk replay --help`");
@@ -59,57 +108,24 @@ int run(const ReplayArgs& a) {
   auto fmt_kind = trace_format_from_name(a.format);
   if (!fmt_kind) return bad_input(fmt_kind.message());
   std::vector<Profile> profiles;
-  auto load_profiles = [&](const std::vector<std::string>& sets) -> Status {
-    profiles.clear();
-    for (const auto& spec : a.profiles) {
-      auto p = load_profile(spec, sets);
-      if (!p) return p.status();
-      profiles.push_back(std::move(*p));
-    }
-    return {};
-  };
-  if (auto st = load_profiles(a.sets); !st.ok()) return bad_input(st.message());
+  if (auto st = load_profiles(a, a.sets, false, profiles); !st.ok()) return bad_input(st.message());
   if (a.json && a.trace_out == "-") return bad_input("--trace-out - and --json both want stdout: write the trace to a file");
-  // --target: the files go there through measure's RealDevice (O_EXCL names,
-  // only its own files removed, Ctrl-C removes them); buffered, also a
-  // trace's O_DIRECT ops (their sizes and offsets need not be aligned):
-  // --trace-out's direct column says what was done.
   RealClock clock;
   std::unique_ptr<RealDevice> dev;
   if (!a.target.empty()) {
-    cleanup::set_cooperative();
-    opt.cancel = cleanup::cancel_flag();
-    RealDeviceOptions dopt;
-    dopt.dir = a.target;
-    dopt.prefix = "replay";
-    dopt.probe_direct = false;
-    dopt.keep_files = a.keep;
-    dopt.cancel = opt.cancel;
-    auto d = RealDevice::open(dopt, clock);
-    if (!d) return bad_input(fmt::format("--target: {}", d.message()));
+    auto d = open_target(a, clock, opt);
+    if (!d) return bad_input(d.message());
     dev = std::move(*d);
   }
   auto ops = read_ops_file(a.trace, *fmt_kind);
   if (!ops) return bad_input(ops.message());
   auto tm = TraceModel::read(ops->meta, ops->name);
   if (!tm) return bad_input(tm.message());
-  // The device's overrides: --set, else the trace's (a `mount --set` trace
-  // replays on the device it was made on).
   const std::vector<std::string>& sets = a.sets.empty() ? tm->sets : a.sets;
-  if (a.sets.empty() && !tm->sets.empty()) {
-    if (auto st = load_profiles(tm->sets); !st.ok())
-      return bad_input(fmt::format("{} (from the trace's # set lines; give --set to replace them)", st.message()));
-  }
-  // Each profile's model: a --prefill fraction is of that profile's capacity.
-  if (profiles.empty() && (!a.model.capacity.empty() || !a.model.prefill.empty()))
-    return bad_input("--capacity and --prefill describe the model: give them with --profile (--target replays on the "
-                     "real storage as it is)");
+  if (a.sets.empty() && !tm->sets.empty())
+    if (auto st = load_profiles(a, tm->sets, true, profiles); !st.ok()) return bad_input(st.message());
   std::vector<ModelOptions> models;
-  for (const auto& p : profiles) {
-    auto mo = apply_model_args(a.model, p, tm->model_options());
-    if (!mo) return bad_input(mo.message());
-    models.push_back(*mo);
-  }
+  if (auto st = model_options_for(a, *tm, profiles, models); !st.ok()) return bad_input(st.message());
   uint64_t seed = a.model.seed.value_or(tm->model_options().seed);
   TraceWriter out;
   if (!a.trace_out.empty()) {
