@@ -137,110 +137,119 @@ SweepFit sweep_from(const std::vector<const Series*>& series, const std::vector<
   return fit_block_sweep_rates(rates);
 }
 
-}  // namespace
-
-Result<Calibration> calibrate(const Options& o) {
-  Calibration c;
-  Work w;
-  if (Status st = load_all(o, w, c); !st.ok()) return st;
-  return calibrate_loaded(std::move(w.series), std::move(w.rates), std::move(c.inputs), o);
-}
-
-Result<Calibration> calibrate_loaded(std::vector<Series> series, std::vector<RatePoint> rates,
-                                     std::vector<std::string> inputs, const Options& o) {
-  Calibration c;
-  c.name = o.name;
-  c.base = o.base;
-  c.inputs = std::move(inputs);
-  Work w{std::move(series), std::move(rates)};
-  Builder out(c);
-  bool stalls_in_fs = o.layer == Layer::Filesystem;
-
-  // Sort the series by what they can inform.
+// What each input can inform, sorted once (step 0).
+struct Sorted {
   std::vector<const Series*> sweeps, base_sweeps, timelines, buffered;
   // Paced writes (a recorder's pace: their pauses are stalls) and the
   // interleaved-files sweep (seek penalty), as `streamdisk characterize` writes them.
   std::vector<const Series*> paced, one_file, interleaved;
-  for (const auto& s : w.series) {
-    read_points(s, w.rates);
-    if (meta_of(s, "sweep") == "paced") {
-      paced.push_back(&s);
+  // The sweeps the device's per-op cost comes from: the baseline filesystem's if given.
+  const std::vector<const Series*>& device_sweeps() const { return base_sweeps.empty() ? sweeps : base_sweeps; }
+};
+
+// The per-op overhead a block-size sweep found (0 without one) and its band.
+struct Overhead {
+  double t0 = 0, band = 0;
+  explicit Overhead(const SweepFit& f) : t0(f.ok ? std::max(0.0, f.overhead_s) : 0), band(f.ok ? f.overhead_band : 0) {}
+};
+
+// The longest sustained write and what its timeline fit found (step 2).
+struct TimelineStep {
+  const Series* series = nullptr;
+  CleanWrites clean;
+  TimelineFit fit;
+};
+
+// 0. Sorts the series by what they can inform (and collects their read points).
+Sorted sort_series(Work& w, Calibration& c) {
+  Sorted s;
+  for (const auto& x : w.series) {
+    read_points(x, w.rates);
+    if (meta_of(x, "sweep") == "paced") {
+      s.paced.push_back(&x);
       continue;
     }
-    if (meta_of(s, "sweep") == "interleaved") {
-      (meta_of(s, "phase") == "interleaved" ? interleaved : one_file).push_back(&s);
+    if (meta_of(x, "sweep") == "interleaved") {
+      (meta_of(x, "phase") == "interleaved" ? s.interleaved : s.one_file).push_back(&x);
       continue;
     }
-    bool has_writes = std::any_of(s.ops.begin(), s.ops.end(), [](const IoOp& op) { return !op.read; });
+    bool has_writes = std::any_of(x.ops.begin(), x.ops.end(), [](const IoOp& op) { return !op.read; });
     if (!has_writes) continue;
-    if (!s.baseline && is_paced(s)) {  // writes at a pace: they inform the stalls only
-      paced.push_back(&s);
+    if (!x.baseline && is_paced(x)) {  // writes at a pace: they inform the stalls only
+      s.paced.push_back(&x);
       continue;
     }
-    if (!s.buffered && s.meta.count("direct") && s.meta.at("direct") == "0")
+    if (!x.buffered && x.meta.count("direct") && x.meta.at("direct") == "0")
       c.notes.push_back(fmt::format("{}: buffered writes (direct=0): their times include the page cache; "
-                                    "measure with --direct to see the device", base_name(s.name)));
-    if (s.buffered) buffered.push_back(&s);
-    else if (block_sizes(s) >= 3) (s.baseline ? base_sweeps : sweeps).push_back(&s);
-    else if (!s.baseline) timelines.push_back(&s);
+                                    "measure with --direct to see the device", base_name(x.name)));
+    if (x.buffered) s.buffered.push_back(&x);
+    else if (block_sizes(x) >= 3) (x.baseline ? s.base_sweeps : s.sweeps).push_back(&x);
+    else if (!x.baseline) s.timelines.push_back(&x);
   }
+  return s;
+}
 
-  if (Status st = check_read_fit_cost(w.rates); !st.ok()) return st;
+// A sweep may come as one file per block size (fio writes a log per job):
+// pools single-size files when together they cover 3+ sizes.
+void pool_single_size_files(Sorted& s) {
+  if (!s.sweeps.empty()) return;
+  std::set<uint64_t> sizes;
+  for (auto* x : s.timelines)
+    if (!is_fill(*x))
+      for (const auto& op : x->ops)
+        if (!op.read && op.bytes > 0) sizes.insert(op.bytes);
+  if (sizes.size() < 3) return;
+  // Those files are the sweep's points, not a sustained write.
+  for (auto* x : s.timelines)
+    if (!is_fill(*x)) s.sweeps.push_back(x);
+  std::erase_if(s.timelines, [](const Series* x) { return !is_fill(*x); });
+}
 
-  // A sweep may come as one file per block size (fio writes a log per job):
-  // pool single-size files when together they cover 3+ sizes.
-  if (sweeps.empty()) {
-    std::set<uint64_t> sizes;
-    for (auto* s : timelines)
-      if (!is_fill(*s))
-        for (const auto& op : s->ops)
-          if (!op.read && op.bytes > 0) sizes.insert(op.bytes);
-    if (sizes.size() >= 3) {
-      // Those files are the sweep's points, not a sustained write.
-      for (auto* s : timelines)
-        if (!is_fill(*s)) sweeps.push_back(s);
-      std::erase_if(timelines, [](const Series* s) { return !is_fill(*s); });
-    }
-  }
-
-  // 1. Per-op overhead and bandwidth (device; the baseline filesystem's sweep if given).
-  const auto& dev_sweeps = base_sweeps.empty() ? sweeps : base_sweeps;
-  SweepFit sweep = sweep_from(dev_sweeps, w.rates, &c.notes);
-  double t0 = 0, t0_band = 0;
-  std::string sweep_from_names = dev_sweeps.empty() ? "rate tables" : names(dev_sweeps);
+// 1. Per-op overhead and bandwidth (device; the baseline filesystem's sweep if given).
+SweepFit fit_overhead(const Sorted& s, const std::vector<RatePoint>& rates, Calibration& c) {
+  const auto& dev_sweeps = s.device_sweeps();
+  SweepFit sweep = sweep_from(dev_sweeps, rates, &c.notes);
+  std::string from = dev_sweeps.empty() ? "rate tables" : names(dev_sweeps);
   if (sweep.ok) {
-    t0 = std::max(0.0, sweep.overhead_s), t0_band = sweep.overhead_band;
-    out.add("device.op_overhead_us", t0 * 1e6, t0_band * 1e6, sweep.r2, sweep.points, "block-size sweep", sweep_from_names);
+    Overhead t0(sweep);
+    Builder(c).add("device.op_overhead_us", t0.t0 * 1e6, t0.band * 1e6, sweep.r2, sweep.points, "block-size sweep",
+                   from);
     if (sweep.overhead_s < 0) c.notes.push_back("the block-size sweep's intercept is negative (noise): op_overhead_us set to 0");
   } else if (!dev_sweeps.empty()) {
-    c.notes.push_back(fmt::format("block-size sweep ({}): {}", sweep_from_names, sweep.why));
+    c.notes.push_back(fmt::format("block-size sweep ({}): {}", from, sweep.why));
   }
-  if (!sweep.ok && (!timelines.empty() || !buffered.empty()))
+  if (!sweep.ok && (!s.timelines.empty() || !s.buffered.empty()))
     c.notes.push_back("no block-size sweep: rates below include the per-operation overhead");
+  return sweep;
+}
 
-  // 2. Burst cache, sustained rate, recovery: the longest sustained write.
-  // (A fill sweep's slowdown near full is not a cache running out: prefer others.)
-  // Longest by writes (a read test's file is written once, then read many times).
-  auto writes_in = [](const Series* s) {
-    return std::count_if(s->ops.begin(), s->ops.end(), [](const IoOp& op) { return !op.read; });
+// 2. Burst cache, sustained rate, recovery: the longest sustained write.
+// (A fill sweep's slowdown near full is not a cache running out: prefer others.)
+// Longest by writes (a read test's file is written once, then read many times).
+TimelineStep fit_cache(const Sorted& s, const SweepFit& sweep, Calibration& c) {
+  Builder out(c);
+  auto writes_in = [](const Series* x) {
+    return std::count_if(x->ops.begin(), x->ops.end(), [](const IoOp& op) { return !op.read; });
   };
-  const Series* tl = nullptr;
-  for (auto* s : timelines)
-    if (!tl || (is_fill(*tl) && !is_fill(*s)) || (is_fill(*tl) == is_fill(*s) && writes_in(s) > writes_in(tl))) tl = s;
-  TimelineFit timeline;
-  CleanWrites tl_clean;
-  if (tl) {
-    tl_clean = clean_writes(tl->ops);
-    timeline = fit_timeline(tl_clean);
-    if (!timeline.ok) c.notes.push_back(fmt::format("timeline {}: {}", base_name(tl->name), timeline.why));
+  TimelineStep t;
+  for (auto* x : s.timelines)
+    if (!t.series || (is_fill(*t.series) && !is_fill(*x)) ||
+        (is_fill(*t.series) == is_fill(*x) && writes_in(x) > writes_in(t.series)))
+      t.series = x;
+  if (t.series) {
+    t.clean = clean_writes(t.series->ops);
+    t.fit = fit_timeline(t.clean);
+    if (!t.fit.ok) c.notes.push_back(fmt::format("timeline {}: {}", base_name(t.series->name), t.fit.why));
   }
+  const TimelineFit& timeline = t.fit;
+  Overhead t0(sweep);
   auto device_mbps = [&](double op_s, double op_band) {
-    double busy = op_s - t0;
+    double busy = op_s - t0.t0;
     double v = timeline.block / busy / 1e6;
-    return std::pair{v, v * std::hypot(op_band, t0_band) / busy};
+    return std::pair{v, v * std::hypot(op_band, t0.band) / busy};
   };
   if (timeline.ok) {
-    std::string from = base_name(tl->name);
+    std::string from = base_name(t.series->name);
     auto [sus, sus_b] = device_mbps(timeline.sustained_op_s, timeline.sustained_op_band);
     out.add("device.sustained_mbps", sus, sus_b, timeline.r2, timeline.sustained_points, "sustained-write timeline", from);
     if (timeline.has_burst) {
@@ -255,163 +264,180 @@ Result<Calibration> calibrate_loaded(std::vector<Series> series, std::vector<Rat
         c.notes.push_back("the cache recovered fully in every idle gap: use shorter gaps to measure recover_mbps");
     } else {
       c.notes.push_back(fmt::format("no rate change in {} ({:.0f} MB): no burst cache seen (or one larger than the trace)",
-                                    from, tl_clean.total_bytes / 1e6));
+                                    from, t.clean.total_bytes / 1e6));
     }
   } else if (sweep.ok) {
+    const auto& dev_sweeps = s.device_sweeps();
     out.add("device.sustained_mbps", sweep.mbps, sweep.mbps_band, sweep.r2, sweep.points, "block-size sweep slope",
-            sweep_from_names);
+            dev_sweeps.empty() ? "rate tables" : names(dev_sweeps));
     c.notes.push_back("sustained_mbps comes from the block-size sweep: if the device has a burst cache the sweep "
                       "may have run inside it; a long sustained write settles it");
   }
+  return t;
+}
 
-  // 3. Stalls: the pauses of every sustained write and paced trace (calibrate/pauses.h).
-  // A buffered trace through a kernel filesystem (its header says so) shows
-  // the journal's and the page cache's waits, which the model adds itself from
-  // the device's pauses: only the other traces describe the device's pauses.
-  auto behind_cache = [](const Series* s) {
-    auto d = s->meta.find("direct"), u = s->meta.find("userspace");
-    return d != s->meta.end() && d->second == "0" && u != s->meta.end() && u->second == "0";
+// 3. Stalls: the pauses of every sustained write and paced trace (calibrate/pauses.h),
+// in the filesystem layer when `in_fs`.
+// A buffered trace through a kernel filesystem (its header says so) shows
+// the journal's and the page cache's waits, which the model adds itself from
+// the device's pauses: only the other traces describe the device's pauses.
+void fit_stalls(const Sorted& s, bool in_fs, Calibration& c) {
+  Builder out(c);
+  auto behind_cache = [](const Series* x) {
+    auto d = x->meta.find("direct"), u = x->meta.find("userspace");
+    return d != x->meta.end() && d->second == "0" && u != x->meta.end() && u->second == "0";
   };
   std::vector<PauseScan> scans;
   std::vector<std::string> left_out;
-  for (const auto& group : {timelines, paced})
-    for (auto* s : group) {
-      if (behind_cache(s)) left_out.push_back(base_name(s->name));
-      else scans.push_back(scan_pauses(*s));
+  for (const auto& group : {s.timelines, s.paced})
+    for (auto* x : group) {
+      if (behind_cache(x)) left_out.push_back(base_name(x->name));
+      else scans.push_back(scan_pauses(*x));
     }
   if (!left_out.empty())
     c.notes.push_back(fmt::format("stalls: {} left out of the pause fit: buffered writes through a kernel filesystem "
                                   "wait for its journal and writeback, which the model derives from the device's "
                                   "pauses",
                                   fmt::join(left_out, ", ")));
-  if (!scans.empty()) {
-    StallModelFit sf = fit_stall_model(scans);
-    std::string layer = stalls_in_fs ? "filesystem." : "device.";
-    c.notes.insert(c.notes.end(), sf.notes.begin(), sf.notes.end());
-    if (sf.ok) {
-      std::vector<const Series*> used = timelines;
-      used.insert(used.end(), paced.begin(), paced.end());
-      std::string from = names(used);
-      bool rough = sf.too_few;
-      for (size_t k = 0; k < 2; ++k) {
-        std::string pre = layer + (k == 0 ? "stall_" : "stall2_");
-        if (k >= sf.pops.size()) {
-          for (const char* key : {"interval_mb", "period_ms", "duration_ms", "duration_sigma"})
-            out.add(pre + key, 0, 0, 0, sf.pauses, "pause fit: one population of pauses fits best (BIC)", from);
-          continue;
-        }
-        const StallPopulation& p = sf.pops[k];
-        std::string how = fmt::format("{}; population {} of {}, {} pauses", sf.method, k + 1, sf.pops.size(), p.pauses);
-        out.add(pre + "interval_mb", p.interval_mb, p.interval_band, 0, p.pauses,
-                p.interval_mb > 0 ? how : how + ": no byte-triggered arrivals", from, rough);
-        out.add(pre + "period_ms", p.period_ms, p.period_band, 0, p.pauses,
-                p.period_ms > 0 ? how : how + ": no time-triggered arrivals", from, rough);
-        out.add(pre + "duration_ms", p.median_ms, p.median_band, 0, p.pauses, how + ": median", from, rough);
-        out.add(pre + "duration_sigma", p.sigma, p.sigma_band, 0, p.pauses, how + ": sd of ln(duration)", from, rough);
-      }
-      if (std::any_of(sf.pops.begin(), sf.pops.end(), [](const StallPopulation& p) { return p.period_ms > 0; }))
-        out.add(layer + "stall_period_jitter", sf.jitter, sf.jitter_band, 0, sf.pauses,
-                sf.jitter_band > 0 ? "pause fit: coefficient of variation of the time between time-triggered pauses"
-                                   : "pause fit: too few time-triggered pauses in one trace to see their regularity: "
-                                     "assumed Poisson in time",
-                from, rough || sf.jitter_band == 0);
-    } else {
-      c.notes.push_back(sf.why);
-    }
+  if (scans.empty()) return;
+  StallModelFit sf = fit_stall_model(scans);
+  std::string layer = in_fs ? "filesystem." : "device.";
+  c.notes.insert(c.notes.end(), sf.notes.begin(), sf.notes.end());
+  if (!sf.ok) {
+    c.notes.push_back(sf.why);
+    return;
   }
+  std::vector<const Series*> used = s.timelines;
+  used.insert(used.end(), s.paced.begin(), s.paced.end());
+  std::string from = names(used);
+  bool rough = sf.too_few;
+  for (size_t k = 0; k < 2; ++k) {
+    std::string pre = layer + (k == 0 ? "stall_" : "stall2_");
+    if (k >= sf.pops.size()) {
+      for (const char* key : {"interval_mb", "period_ms", "duration_ms", "duration_sigma"})
+        out.add(pre + key, 0, 0, 0, sf.pauses, "pause fit: one population of pauses fits best (BIC)", from);
+      continue;
+    }
+    const StallPopulation& p = sf.pops[k];
+    std::string how = fmt::format("{}; population {} of {}, {} pauses", sf.method, k + 1, sf.pops.size(), p.pauses);
+    out.add(pre + "interval_mb", p.interval_mb, p.interval_band, 0, p.pauses,
+            p.interval_mb > 0 ? how : how + ": no byte-triggered arrivals", from, rough);
+    out.add(pre + "period_ms", p.period_ms, p.period_band, 0, p.pauses,
+            p.period_ms > 0 ? how : how + ": no time-triggered arrivals", from, rough);
+    out.add(pre + "duration_ms", p.median_ms, p.median_band, 0, p.pauses, how + ": median", from, rough);
+    out.add(pre + "duration_sigma", p.sigma, p.sigma_band, 0, p.pauses, how + ": sd of ln(duration)", from, rough);
+  }
+  if (std::any_of(sf.pops.begin(), sf.pops.end(), [](const StallPopulation& p) { return p.period_ms > 0; }))
+    out.add(layer + "stall_period_jitter", sf.jitter, sf.jitter_band, 0, sf.pauses,
+            sf.jitter_band > 0 ? "pause fit: coefficient of variation of the time between time-triggered pauses"
+                               : "pause fit: too few time-triggered pauses in one trace to see their regularity: "
+                                 "assumed Poisson in time",
+            from, rough || sf.jitter_band == 0);
+}
 
-  // 4. Fill level: a series that ran into ENOSPC (or says its capacity).
-  std::erase_if(timelines, [](const Series* s) { return meta_of(*s, "sweep") == "paced"; });
-  for (auto* s : timelines) {
-    CleanWrites cw = s == tl ? tl_clean : clean_writes(s->ops);
-    double prefill = meta_num(*s, "prefill_bytes", 0);
-    double capacity = meta_num(*s, "capacity_bytes", 0);
+// 4. Fill level: the first sustained write that ran into ENOSPC (or says its capacity).
+void fit_fill_level(const Sorted& s, const TimelineStep& tl, const SweepFit& sweep, Calibration& c) {
+  Builder out(c);
+  for (auto* x : s.timelines) {
+    if (meta_of(*x, "sweep") == "paced") continue;
+    CleanWrites cw = x == tl.series ? tl.clean : clean_writes(x->ops);
+    double prefill = meta_num(*x, "prefill_bytes", 0);
+    double capacity = meta_num(*x, "capacity_bytes", 0);
     bool full = cw.last_error == ENOSPC;
     if (!full && capacity <= 0) continue;
     if (capacity <= 0) {
       capacity = prefill + cw.total_bytes;
       out.add("device.capacity_bytes", capacity, median(cw.bytes), 1, cw.bytes.size(), "bytes written until ENOSPC",
-              base_name(s->name));
+              base_name(x->name));
     }
-    double skip = timeline.has_burst ? timeline.burst_bytes + 2 * timeline.block : 0;
-    FillFit ff = fit_fill(cw, prefill, capacity, skip, t0);
+    double skip = tl.fit.has_burst ? tl.fit.burst_bytes + 2 * tl.fit.block : 0;
+    FillFit ff = fit_fill(cw, prefill, capacity, skip, Overhead(sweep).t0);
     if (ff.ok) {
-      out.add("device.fill_knee", ff.knee, ff.knee_band, ff.r2, ff.points, "fill sweep (change point)", base_name(s->name));
-      out.add("device.fill_floor", ff.floor, ff.floor_band, ff.r2, ff.points, "fill sweep", base_name(s->name));
+      out.add("device.fill_knee", ff.knee, ff.knee_band, ff.r2, ff.points, "fill sweep (change point)", base_name(x->name));
+      out.add("device.fill_floor", ff.floor, ff.floor_band, ff.r2, ff.points, "fill sweep", base_name(x->name));
     } else {
-      c.notes.push_back(fmt::format("fill sweep {}: {}", base_name(s->name), ff.why));
+      c.notes.push_back(fmt::format("fill sweep {}: {}", base_name(x->name), ff.why));
     }
     break;
   }
+}
 
-  // 4b. Seek penalty: the interleaved-files sweep against its one-file reference.
-  if (!one_file.empty() && !interleaved.empty()) {
-    SeekFit sf = fit_seek_penalty(*one_file.front(), *interleaved.front());
-    std::string from = base_name(one_file.front()->name) + " vs " + base_name(interleaved.front()->name);
-    if (!sf.ok)
-      c.notes.push_back("seek penalty: " + sf.why);
-    else if (sf.penalty_s > sf.band)
-      out.add("device.seek_penalty_us", sf.penalty_s * 1e6, sf.band * 1e6, 0, sf.points,
-              "interleaved files vs one file (median time per write)", from);
-    else
-      c.notes.push_back(fmt::format("seek penalty: none above the noise ({:.3g} ± {:.3g} us per write, {})",
-                                    sf.penalty_s * 1e6, sf.band * 1e6, from));
-  }
+// 4b. Seek penalty: the interleaved-files sweep against its one-file reference.
+void fit_seek(const Sorted& s, Calibration& c) {
+  if (s.one_file.empty() || s.interleaved.empty()) return;
+  SeekFit sf = fit_seek_penalty(*s.one_file.front(), *s.interleaved.front());
+  std::string from = base_name(s.one_file.front()->name) + " vs " + base_name(s.interleaved.front()->name);
+  if (!sf.ok)
+    c.notes.push_back("seek penalty: " + sf.why);
+  else if (sf.penalty_s > sf.band)
+    Builder(c).add("device.seek_penalty_us", sf.penalty_s * 1e6, sf.band * 1e6, 0, sf.points,
+                   "interleaved files vs one file (median time per write)", from);
+  else
+    c.notes.push_back(fmt::format("seek penalty: none above the noise ({:.3g} ± {:.3g} us per write, {})",
+                                  sf.penalty_s * 1e6, sf.band * 1e6, from));
+}
 
-  // 5. Host page cache: buffered writes.
-  for (auto* s : buffered) {
-    HostFit hf = fit_host_cache(s->ops);
+// 5. Host page cache: the first buffered trace that fits.
+void fit_host(const Sorted& s, Calibration& c) {
+  for (auto* x : s.buffered) {
+    HostFit hf = fit_host_cache(x->ops);
     if (!hf.ok) {
-      c.notes.push_back(fmt::format("buffered {}: {}", base_name(s->name), hf.why));
+      c.notes.push_back(fmt::format("buffered {}: {}", base_name(x->name), hf.why));
       continue;
     }
+    Builder out(c);
     out.add("host.dirty_limit_bytes", hf.dirty_limit, hf.dirty_band, hf.r2, hf.points, "buffered writes (fast phase)",
-            base_name(s->name));
+            base_name(x->name));
     out.add("host.memory_mbps", hf.memory_mbps, hf.memory_band, hf.r2, hf.points, "buffered writes (fast phase)",
-            base_name(s->name));
+            base_name(x->name));
     break;
   }
+}
 
-  // 6. Reads.
-  bool any_reads = std::any_of(w.rates.begin(), w.rates.end(), [](const RatePoint& r) { return r.read; });
-  if (any_reads) {
-    ReadFit rf = fit_read_table(w.rates);
-    c.read_cells = rf.cells;
-    if (rf.ok) {
-      std::string from = "read table";
-      out.add("device.read_latency_us", rf.p.latency_us, rf.latency_band, rf.r2, rf.points, "read model fit", from);
-      out.add("device.read_mbps", rf.p.mbps, rf.mbps_band, rf.r2, rf.points, "read model fit", from);
-      if (rf.ceiling)
-        out.add("device.read_max_mbps", rf.p.max_mbps, rf.max_band, rf.r2, rf.points, "read model fit", from);
-      else
-        c.notes.push_back("no aggregate read ceiling visible in the table: read_max_mbps left out");
-      out.add("device.read_queue_depth", rf.p.queue_depth, 0, rf.r2, rf.points, "read model fit (searched 1..threads)", from);
-    } else {
-      c.notes.push_back("read table: " + rf.why);
-    }
+// 6. Reads: the read model over every read rate point.
+void fit_reads(const std::vector<RatePoint>& rates, Calibration& c) {
+  if (std::none_of(rates.begin(), rates.end(), [](const RatePoint& r) { return r.read; })) return;
+  ReadFit rf = fit_read_table(rates);
+  c.read_cells = rf.cells;
+  if (!rf.ok) {
+    c.notes.push_back("read table: " + rf.why);
+    return;
   }
+  Builder out(c);
+  std::string from = "read table";
+  out.add("device.read_latency_us", rf.p.latency_us, rf.latency_band, rf.r2, rf.points, "read model fit", from);
+  out.add("device.read_mbps", rf.p.mbps, rf.mbps_band, rf.r2, rf.points, "read model fit", from);
+  if (rf.ceiling)
+    out.add("device.read_max_mbps", rf.p.max_mbps, rf.max_band, rf.r2, rf.points, "read model fit", from);
+  else
+    c.notes.push_back("no aggregate read ceiling visible in the table: read_max_mbps left out");
+  out.add("device.read_queue_depth", rf.p.queue_depth, 0, rf.r2, rf.points, "read model fit (searched 1..threads)", from);
+}
 
-  // 7. Filesystem overhead: the same sweep under two filesystems.
-  if (!base_sweeps.empty() && !sweeps.empty()) {
-    SweepFit target = sweep_from(sweeps, {});
-    if (target.ok && sweep.ok) {
-      double d0 = target.overhead_s - sweep.overhead_s, d0_b = std::hypot(target.overhead_band, sweep.overhead_band);
-      double s_t = 1 / (target.mbps * 1e6), s_b = 1 / (sweep.mbps * 1e6);
-      double ds = s_t - s_b, ds_b = std::hypot(s_t * target.mbps_band / target.mbps, s_b * sweep.mbps_band / sweep.mbps);
-      std::string from = names(sweeps) + " vs " + names(base_sweeps);
-      if (d0 > d0_b)
-        out.add("filesystem.request_us", d0 * 1e6, d0_b * 1e6, target.r2, target.points, "sweep difference (intercept)", from);
-      else
-        c.notes.push_back(fmt::format("filesystem: no per-request cost above the noise ({:.3g} ± {:.3g} us)", d0 * 1e6, d0_b * 1e6));
-      if (ds > ds_b)
-        out.add("filesystem.driver_mbps", 1 / ds / 1e6, ds_b / ds / ds / 1e6, target.r2, target.points,
-                "sweep difference (slope)", from);
-      else
-        c.notes.push_back(fmt::format("filesystem: no per-byte driver cost above the noise ({:.3g} ± {:.3g} ns/byte; sweeps {:.5g} ± {:.3g} and {:.5g} ± {:.3g} MB/s)", ds * 1e9, ds_b * 1e9, target.mbps, target.mbps_band, sweep.mbps, sweep.mbps_band));
-    }
-  }
+// 7. Filesystem overhead: the same sweep under two filesystems (`sweep`: the baseline's fit).
+void fit_filesystem(const Sorted& s, const SweepFit& sweep, Calibration& c) {
+  if (s.base_sweeps.empty() || s.sweeps.empty()) return;
+  SweepFit target = sweep_from(s.sweeps, {});
+  if (!target.ok || !sweep.ok) return;
+  Builder out(c);
+  double d0 = target.overhead_s - sweep.overhead_s, d0_b = std::hypot(target.overhead_band, sweep.overhead_band);
+  double s_t = 1 / (target.mbps * 1e6), s_b = 1 / (sweep.mbps * 1e6);
+  double ds = s_t - s_b, ds_b = std::hypot(s_t * target.mbps_band / target.mbps, s_b * sweep.mbps_band / sweep.mbps);
+  std::string from = names(s.sweeps) + " vs " + names(s.base_sweeps);
+  if (d0 > d0_b)
+    out.add("filesystem.request_us", d0 * 1e6, d0_b * 1e6, target.r2, target.points, "sweep difference (intercept)", from);
+  else
+    c.notes.push_back(fmt::format("filesystem: no per-request cost above the noise ({:.3g} ± {:.3g} us)", d0 * 1e6, d0_b * 1e6));
+  if (ds > ds_b)
+    out.add("filesystem.driver_mbps", 1 / ds / 1e6, ds_b / ds / ds / 1e6, target.r2, target.points,
+            "sweep difference (slope)", from);
+  else
+    c.notes.push_back(fmt::format("filesystem: no per-byte driver cost above the noise ({:.3g} ± {:.3g} ns/byte; sweeps {:.5g} ± {:.3g} and {:.5g} ± {:.3g} MB/s)", ds * 1e9, ds_b * 1e9, target.mbps, target.mbps_band, sweep.mbps, sweep.mbps_band));
+}
 
-  // Which layers go in the profile, and what stays unfitted there.
+// Which layers go in the profile (--layer, else those fitted), and what stays
+// unfitted there. An error when nothing could be fitted.
+Status choose_layers(const Options& o, Calibration& c) {
   std::set<Layer> present;
   for (const auto& e : c.params) present.insert(*layer_from_name(e.key.substr(0, e.key.find('.'))));
   if (o.layer) {
@@ -422,7 +448,7 @@ Result<Calibration> calibrate_loaded(std::vector<Series> series, std::vector<Rat
       if (present.count(l)) c.layers.push_back(l);
   }
   if (c.params.empty())
-    return Result<Calibration>::error(fmt::format(
+    return Status::error(fmt::format(
         "no parameter{} could be fitted from the inputs ({}): see `streamdisk calibrate --help` for the sweeps each needs",
         o.layer ? fmt::format(" of the {} layer", layer_name(*o.layer)) : "", fmt::join(c.notes, "; ")));
   for (Layer l : c.layers)
@@ -431,21 +457,59 @@ Result<Calibration> calibrate_loaded(std::vector<Series> series, std::vector<Rat
       if (std::none_of(c.params.begin(), c.params.end(), [&](const Estimate& e) { return e.key == key; }))
         c.missing.push_back({key, sweep_for(l, s->key)});
     }
-  if (!o.base.empty()) {
-    // Explicit, never silent: what the base sets is copied and labelled so.
-    auto base = load_profile(o.base);
-    if (!base) return Result<Calibration>::error(fmt::format("--base: {}", base.message()));
-    std::erase_if(c.missing, [&](const Missing& m) {
-      Layer l = *layer_from_name(m.key.substr(0, m.key.find('.')));
-      std::string bare = m.key.substr(m.key.find('.') + 1);
-      const LayerProfile* lp = base->layer(l);
-      if (!lp || !lp->params.has(bare)) return false;
-      const ParamValue& v = lp->params.entry(bare);
-      c.params.push_back({m.key, v.value, 0, 0, 0, fmt::format("base profile {}", o.base),
-                          v.source.empty() ? lp->name : v.source});
-      return true;
-    });
-  }
+  return {};
+}
+
+// --base: what the base profile sets is copied for the unfitted parameters,
+// labelled so (explicit, never silent).
+Status fill_from_base(const Options& o, Calibration& c) {
+  if (o.base.empty()) return {};
+  auto base = load_profile(o.base);
+  if (!base) return Status::error(fmt::format("--base: {}", base.message()));
+  std::erase_if(c.missing, [&](const Missing& m) {
+    Layer l = *layer_from_name(m.key.substr(0, m.key.find('.')));
+    std::string bare = m.key.substr(m.key.find('.') + 1);
+    const LayerProfile* lp = base->layer(l);
+    if (!lp || !lp->params.has(bare)) return false;
+    const ParamValue& v = lp->params.entry(bare);
+    c.params.push_back({m.key, v.value, 0, 0, 0, fmt::format("base profile {}", o.base),
+                        v.source.empty() ? lp->name : v.source});
+    return true;
+  });
+  return {};
+}
+
+}  // namespace
+
+Result<Calibration> calibrate(const Options& o) {
+  Calibration c;
+  Work w;
+  if (Status st = load_all(o, w, c); !st.ok()) return st;
+  return calibrate_loaded(std::move(w.series), std::move(w.rates), std::move(c.inputs), o);
+}
+
+// The steps in order; each adds its parameters and notes to `c` (their order
+// is the output's).
+Result<Calibration> calibrate_loaded(std::vector<Series> series, std::vector<RatePoint> rates,
+                                     std::vector<std::string> inputs, const Options& o) {
+  Calibration c;
+  c.name = o.name;
+  c.base = o.base;
+  c.inputs = std::move(inputs);
+  Work w{std::move(series), std::move(rates)};
+  Sorted s = sort_series(w, c);
+  if (Status st = check_read_fit_cost(w.rates); !st.ok()) return st;
+  pool_single_size_files(s);
+  SweepFit sweep = fit_overhead(s, w.rates, c);
+  TimelineStep timeline = fit_cache(s, sweep, c);
+  fit_stalls(s, o.layer == Layer::Filesystem, c);
+  fit_fill_level(s, timeline, sweep, c);
+  fit_seek(s, c);
+  fit_host(s, c);
+  fit_reads(w.rates, c);
+  fit_filesystem(s, sweep, c);
+  if (Status st = choose_layers(o, c); !st.ok()) return st;
+  if (Status st = fill_from_base(o, c); !st.ok()) return st;
   return c;
 }
 

@@ -28,6 +28,7 @@ class Recorder {
     double d = (c.done - model_now_ - pause) * std::max(0.05, 1 + jitter_ * rng_.normal()) + pause;
     TraceRecord r;
     r.start = now_, r.end = now_ + d, r.file = "1", r.offset = offset_, r.bytes = c.bytes, r.error = c.error;
+    r.direct = c.direct;
     trace_.records.push_back(r);
     model_now_ = c.done, now_ = r.end;
     offset_ += c.bytes;

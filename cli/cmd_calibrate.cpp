@@ -82,7 +82,7 @@ nlohmann::json to_json(const cal::Calibration& c, const std::string& out_path) {
 
 Handler setup_calibrate(CLI::App& sub) {
   auto a = std::make_shared<CalArgs>();
-  sub.add_option("traces", a->opt.traces, "Native traces (streamdisk-trace 1) of direct writes and/or reads");
+  sub.add_option("traces", a->opt.traces, "Native traces (streamdisk-trace, docs/formats.md) of direct writes and/or reads");
   sub.add_option("--buffered", a->opt.buffered, "A native trace of buffered writes (host page cache); repeatable");
   sub.add_option("--baseline", a->opt.baselines,
                  "A block-size sweep of the same device under a reference filesystem; the difference to the "

@@ -7,6 +7,7 @@
 #include "cli/command.h"
 #include "cli/fault_args.h"
 #include "fusefs/mount.h"
+#include "models/model_args.h"
 #include "models/profile.h"
 #include "models/units.h"
 
@@ -16,9 +17,9 @@ namespace {
 struct MountArgs {
   ProfileArgs prof;
   FaultArgs faults;
-  std::string mountpoint, backing, capacity, prefill, trace, credit = "1ms";
+  ModelArgs model;  // --capacity, --prefill, --seed
+  std::string mountpoint, backing, trace, credit = "1ms";
   bool discard = false, json = false, quiet = false, debug = false, realtime = false, durability = false;
-  uint64_t seed = 1;
 };
 
 nlohmann::json power_loss_json(const fusefs::MountSummary& s) {
@@ -83,34 +84,6 @@ void print_summary(const fusefs::MountSummary& s) {
   print_power_loss(s);
 }
 
-// Fills the model options from --capacity/--prefill/--seed; bad input as a message.
-Status model_options(const MountArgs& a, const Profile& p, ModelOptions& m) {
-  m.seed = a.seed;
-  if (!a.capacity.empty()) {
-    auto c = parse_size(a.capacity);
-    if (!c || *c <= 0) return Status::error(fmt::format("--capacity {}: give a size such as 16GB or 512MiB", a.capacity));
-    m.capacity_bytes = *c;
-  }
-  if (!a.prefill.empty()) {
-    double cap = m.capacity_bytes >= 0 ? m.capacity_bytes : p.params(Layer::Device).get("capacity_bytes");
-    if (cap <= 0)
-      return Status::error("--prefill needs a capacity: the profile has none, so give --capacity too (e.g. 16GB)");
-    // "85%" and "0.85" are fractions, "10GB" a size; a bare "85" is ambiguous.
-    bool has_unit = a.prefill.find_first_not_of("0123456789.") != std::string::npos;
-    bool fraction = a.prefill.find('%') != std::string::npos || !has_unit;
-    auto v = fraction ? parse_fraction(a.prefill) : parse_size(a.prefill);
-    if (!v)
-      return Status::error(
-          fmt::format("--prefill {}: give a fraction (85% or 0.85) or a size with its unit (10GB)", a.prefill));
-    double bytes = fraction ? *v * cap : *v;
-    if (bytes < 0 || bytes > cap)
-      return Status::error(fmt::format("--prefill {} is more than the capacity ({}): give at most 100%", a.prefill,
-                                       format_size(cap)));
-    m.prefill_bytes = bytes;
-  }
-  return {};
-}
-
 }  // namespace
 
 Handler setup_mount(CLI::App& sub) {
@@ -122,10 +95,11 @@ Handler setup_mount(CLI::App& sub) {
   sub.add_flag("--discard", a->discard,
                "Keep names, sizes and metadata but not contents (reads return zeros): emulate a device larger "
                "than the disk");
-  sub.add_option("--capacity", a->capacity, "Emulated capacity (replaces the profile's): 16GB, 512MiB")
+  sub.add_option("--capacity", a->model.capacity, "Emulated capacity (replaces the profile's): 16GB, 512MiB")
       ->type_name("SIZE");
-  sub.add_option("--prefill", a->prefill, "Start the emulated device this full: 85% or a size")->type_name("FILL");
-  sub.add_option("--seed", a->seed, "Seed for the model's stalls (same seed, same stalls)")->check(whole_number_check());
+  sub.add_option("--prefill", a->model.prefill, "Start the emulated device this full: 85% or a size")->type_name("FILL");
+  sub.add_option("--seed", a->model.seed, "Seed for the model's stalls (same seed, same stalls)")
+      ->check(whole_number_check());
   sub.add_option("--trace", a->trace, "Write every operation to this CSV trace (docs/formats.md)")->type_name("FILE");
   sub.add_option("--overhead-credit", a->credit,
                  "Count up to this much of the gap between a thread's reply and its next request as FUSE round "
@@ -158,7 +132,9 @@ Handler setup_mount(CLI::App& sub) {
     if (!p) return bad_input(p.message());
     fusefs::MountOptions opt;
     opt.profile = *p;
-    if (Status s = model_options(*a, *p, opt.model); !s.ok()) return bad_input(s.message());
+    auto model = apply_model_args(a->model, *p);
+    if (!model) return bad_input(model.message());
+    opt.model = *model;
     auto faults = fault_specs(a->faults, /*powerloss_ok=*/true);
     if (!faults) return bad_input(faults.message());
     opt.faults = std::move(*faults);

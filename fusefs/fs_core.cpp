@@ -146,6 +146,7 @@ void Fs::record(const Issued& is, double end, int error, uint64_t bytes) {
   r.queue_depth = is.depth;
   r.modelled_end = is.c.done;
   r.error = error;
+  r.direct = is.c.direct;
   // Rows go out in issue order (docs/formats.md): a row waits until every
   // operation issued before it has been answered.
   while (!trace_pending_.empty() && trace_pending_.begin()->first == trace_next_) {

@@ -257,7 +257,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
     t.clock = &t.real_clock;
     RealDevice* rd = t.real.get();
     t.space = [rd] { return rd->space(); };
-    t.drop_cache = [rd](FileId f) { return rd->drop_cache(f, true); };
+    t.drop_cache = [rd](FileId f) { return rd->drop_cache(f); };
     rep.target = cfg.path;
     rep.fs = rd->fs();
     if (!rd->direct_bypasses()) rep.notes.push_back(rd->direct_note());

@@ -174,103 +174,107 @@ void report_formats(const FormatsResult& r, MeasureReport& out) {
   }
 }
 
-}  // namespace
-
-R run_measure(const MeasureConfig& in) {
-  MeasureConfig c = with_defaults(in);
-  MeasureReport out;
-  out.sweep = c.sweep;
-  out.direct_requested = c.direct;
-  out.fsync = std::string(fsync_mode_name(c.fsync));
+// Bad input found before any file is created: the fill sweep's target, and
+// the cost guard (issue 11 §5): the points times their seconds on real
+// storage, the operations on a model (virtual time runs as fast as the CPU).
+Status check_config(const MeasureConfig& c) {
   if (c.sweep == SweepKind::Fill) {
     if (c.fill_to <= 0)
-      return R::error("the fill sweep fills the filesystem: say how far with --fill-to (e.g. --fill-to 85%, at most 95%)");
+      return Status::error("the fill sweep fills the filesystem: say how far with --fill-to (e.g. --fill-to 85%, at most 95%)");
     if (c.fill_to > kMaxFillTo)
-      return R::error(fmt::format("--fill-to {:.0f}% is above the {:.0f}% the fill sweep allows: pick a lower target",
-                                  c.fill_to * 100, kMaxFillTo * 100));
+      return Status::error(fmt::format("--fill-to {:.0f}% is above the {:.0f}% the fill sweep allows: pick a lower target",
+                                       c.fill_to * 100, kMaxFillTo * 100));
   }
-  // The cost guard (issue 11 §5): the points times their seconds on real
-  // storage, the operations on a model (virtual time runs as fast as the CPU).
-  {
-    double points = c.sweep == SweepKind::BlockSize ? static_cast<double>(c.blocks.size())
-                    : c.sweep == SweepKind::Threads ? static_cast<double>(c.blocks.size() * c.threads.size())
-                    : c.sweep == SweepKind::Formats ? static_cast<double>(c.formats.size() * c.channels.size())
-                                                    : 1.0;
-    double smallest = static_cast<double>(*std::min_element(c.blocks.begin(), c.blocks.end()));
-    double ops = points * c.size / smallest;
-    if (!c.profile.empty() && c.sweep != SweepKind::Fill && ops > kMaxSteps)
-      return R::error(fmt::format("this sweep would simulate {:.3g} operations ({}); the limit is {:.3g}: give a "
-                                  "smaller --size or larger --blocks",
-                                  ops, eta_text(ops), kMaxSteps));
-    if (c.profile.empty() && points * c.seconds > 86400)
-      return R::error(fmt::format("this sweep would run for {} ({:.0f} points x {}): give fewer points or a "
-                                  "shorter --seconds (at most a day in all)",
-                                  format_duration(points * c.seconds), points, format_duration(c.seconds)));
-  }
-  // The target: real storage on the wall clock, or the model in virtual time.
+  double points = c.sweep == SweepKind::BlockSize ? static_cast<double>(c.blocks.size())
+                  : c.sweep == SweepKind::Threads ? static_cast<double>(c.blocks.size() * c.threads.size())
+                  : c.sweep == SweepKind::Formats ? static_cast<double>(c.formats.size() * c.channels.size())
+                                                  : 1.0;
+  double smallest = static_cast<double>(*std::min_element(c.blocks.begin(), c.blocks.end()));
+  double ops = points * c.size / smallest;
+  if (!c.profile.empty() && c.sweep != SweepKind::Fill && ops > kMaxSteps)
+    return Status::error(fmt::format("this sweep would simulate {:.3g} operations ({}); the limit is {:.3g}: give a "
+                                     "smaller --size or larger --blocks",
+                                     ops, eta_text(ops), kMaxSteps));
+  if (c.profile.empty() && points * c.seconds > 86400)
+    return Status::error(fmt::format("this sweep would run for {} ({:.0f} points x {}): give fewer points or a "
+                                     "shorter --seconds (at most a day in all)",
+                                     format_duration(points * c.seconds), points, format_duration(c.seconds)));
+  return {};
+}
+
+// Where a sweep runs: real storage on the wall clock, or the model in
+// virtual time; `env` points into it, so it stays where it was made.
+struct Target {
   RealClock real_clock;
   VirtualClock virtual_clock;
   std::unique_ptr<RealDevice> real;
-  std::vector<std::unique_ptr<RealDevice>> siblings;
+  std::vector<std::unique_ptr<RealDevice>> siblings;  // the threads sweep's readers
   std::unique_ptr<ModelDevice> model;
   SweepEnv env;
+  Target() = default;
+  Target(const Target&) = delete;
+  Target& operator=(const Target&) = delete;
+};
+
+// Opens the model of c.profile, or the directory c.path (checking its free
+// space); says in `out` what the target is and whether O_DIRECT bypasses caching there.
+Status open_target(const MeasureConfig& c, Target& t, MeasureReport& out) {
+  SweepEnv& env = t.env;
   if (!c.profile.empty()) {
     auto p = load_profile(c.profile, c.sets);
-    if (!p) return R::error(p.message());
-    model = std::make_unique<ModelDevice>(*p);
+    if (!p) return p.status();
+    t.model = std::make_unique<ModelDevice>(*p);
     out.target = "model:" + c.profile;
     out.direct_used = c.direct;
-    env.dev = model.get();
-    env.clock = &virtual_clock;
-    ModelDevice* m = model.get();
+    env.dev = t.model.get();
+    env.clock = &t.virtual_clock;
+    ModelDevice* m = t.model.get();
     env.space = [m] { return SpaceInfo{m->files().capacity(), m->files().capacity() - m->files().used_bytes()}; };
-  } else {
-    auto d = RealDevice::open({c.path}, real_clock);
-    if (!d) return R::error(d.message());
-    real = std::move(*d);
-    out.target = c.path;
-    out.direct_used = c.direct && real->direct_bypasses();
-    if (c.direct && !real->direct_bypasses()) out.notes.push_back(real->direct_note());
-    SpaceInfo sp = real->space();
-    double need = bytes_needed(c) + 16.0 * (1 << 20);
-    if (c.sweep != SweepKind::Fill && sp.free_bytes < need)
-      return R::error(fmt::format("{} has {} free; the {} sweep writes up to {}: pass a smaller --size or free some space",
-                                  c.path, format_size(sp.free_bytes), sweep_name(c.sweep), format_size(need)));
-    env.dev = real.get();
-    env.clock = &real_clock;
-    RealDevice* rd = real.get();
-    env.space = [rd] { return rd->space(); };
-    env.drop_cache = [rd, direct = c.direct](FileId f) { return rd->drop_cache(f, direct); };
-    if (c.sweep == SweepKind::Threads) {
-      int n = *std::max_element(c.threads.begin(), c.threads.end());
-      for (int i = 0; i < n; ++i) siblings.push_back(i == 0 ? nullptr : rd->sibling());
-      env.thread_devices.push_back(rd);
-      for (int i = 1; i < n; ++i) env.thread_devices.push_back(siblings[i].get());
-    }
-    cleanup::set_cooperative();
+    return {};
   }
-  const bool direct_flag = c.direct && (!real || real->direct_works());
-  env.progress = c.progress;
-  env.cancel = c.cancel ? c.cancel : (real ? cleanup::cancel_flag() : nullptr);
-  TraceWriter trace;
-  if (!c.trace_path.empty()) {
-    Status st = trace.open(c.trace_path, {{"tool", "streamdisk measure"},
-                                          {"sweep", std::string(sweep_name(c.sweep))},
-                                          {"target", out.target},
-                                          // direct: opened with O_DIRECT (accepted); userspace: a FUSE
-                                          // filesystem, where that does not bypass the driver's caching
-                                          {"direct", direct_flag ? "1" : "0"},
-                                          {"userspace", real && real->fs().userspace ? "1" : "0"},
-                                          {"fsync", out.fsync},
-                                          {"command", c.command_line}});
-    if (!st.ok()) return R::error(st.message());
+  auto d = RealDevice::open({c.path}, t.real_clock);
+  if (!d) return d.status();
+  t.real = std::move(*d);
+  RealDevice* rd = t.real.get();
+  out.target = c.path;
+  out.direct_used = c.direct && rd->direct_bypasses();
+  if (c.direct && !rd->direct_bypasses()) out.notes.push_back(rd->direct_note());
+  SpaceInfo sp = rd->space();
+  double need = bytes_needed(c) + 16.0 * (1 << 20);
+  if (c.sweep != SweepKind::Fill && sp.free_bytes < need)
+    return Status::error(fmt::format("{} has {} free; the {} sweep writes up to {}: pass a smaller --size or free some space",
+                                     c.path, format_size(sp.free_bytes), sweep_name(c.sweep), format_size(need)));
+  env.dev = rd;
+  env.clock = &t.real_clock;
+  env.space = [rd] { return rd->space(); };
+  env.drop_cache = [rd](FileId f) { return rd->drop_cache(f); };
+  if (c.sweep == SweepKind::Threads) {
+    int n = *std::max_element(c.threads.begin(), c.threads.end());
+    for (int i = 0; i < n; ++i) t.siblings.push_back(i == 0 ? nullptr : rd->sibling());
+    env.thread_devices.push_back(rd);
+    for (int i = 1; i < n; ++i) env.thread_devices.push_back(t.siblings[i].get());
   }
-  std::vector<cal::IoOp> writes;  // the block-size sweep's writes, for its cliff check
-  env.trace = [&](const TraceRecord& r) {
-    if (c.sweep == SweepKind::BlockSize && r.op == OpKind::Write && r.bytes > 0)
-      writes.push_back({r.start, r.end, r.bytes, false, r.thread.value_or(0), r.error});
-    if (trace.is_open()) trace.write(r);
-  };
+  cleanup::set_cooperative();
+  return {};
+}
+
+// The trace's header: the sweep, the target and what O_DIRECT did there.
+std::map<std::string, std::string> trace_meta(const MeasureConfig& c, const Target& t, const MeasureReport& out) {
+  const bool direct_flag = c.direct && (!t.real || t.real->direct_works());
+  return {{"tool", "streamdisk measure"},
+          {"sweep", std::string(sweep_name(c.sweep))},
+          {"target", out.target},
+          // direct: opened with O_DIRECT (accepted); userspace: a FUSE
+          // filesystem, where that does not bypass the driver's caching
+          {"direct", direct_flag ? "1" : "0"},
+          {"userspace", t.real && t.real->fs().userspace ? "1" : "0"},
+          {"fsync", out.fsync},
+          {"command", c.command_line}};
+}
+
+// Runs the sweep c.sweep on `env` and puts its table, figures and notes in
+// `out`; `writes` is filled by env.trace as the block-size sweep runs.
+Status run_sweep(const MeasureConfig& c, SweepEnv& env, const std::vector<cal::IoOp>& writes, MeasureReport& out) {
   switch (c.sweep) {
     case SweepKind::BlockSize: {
       BlockSizeSweep s{c.blocks, c.seconds, static_cast<uint64_t>(c.size), true, c.direct, c.fsync};
@@ -299,18 +303,45 @@ R run_measure(const MeasureConfig& in) {
                      .direct = c.direct,
                      .fsync = c.fsync};
       auto r = run_formats_sweep(env, s);
-      if (!r) return R::error(r.message());
+      if (!r) return r.status();
       report_formats(*r, out);
       break;
     }
     case SweepKind::Fill: {
       FillSweep s{c.fill_to, c.fill_step, c.blocks.front(), c.direct, c.fsync};
       auto r = run_fill_sweep(env, s);
-      if (!r) return R::error(r.message());
+      if (!r) return r.status();
       report_fill(*r, out);
       break;
     }
   }
+  return {};
+}
+
+}  // namespace
+
+R run_measure(const MeasureConfig& in) {
+  MeasureConfig c = with_defaults(in);
+  MeasureReport out;
+  out.sweep = c.sweep;
+  out.direct_requested = c.direct;
+  out.fsync = std::string(fsync_mode_name(c.fsync));
+  if (Status st = check_config(c); !st.ok()) return st;
+  Target target;
+  if (Status st = open_target(c, target, out); !st.ok()) return st;
+  SweepEnv& env = target.env;
+  env.progress = c.progress;
+  env.cancel = c.cancel ? c.cancel : (target.real ? cleanup::cancel_flag() : nullptr);
+  TraceWriter trace;
+  if (!c.trace_path.empty())
+    if (Status st = trace.open(c.trace_path, trace_meta(c, target, out)); !st.ok()) return st;
+  std::vector<cal::IoOp> writes;  // the block-size sweep's writes, for its cliff check
+  env.trace = [&](const TraceRecord& r) {
+    if (c.sweep == SweepKind::BlockSize && r.op == OpKind::Write && r.bytes > 0)
+      writes.push_back({r.start, r.end, r.bytes, false, r.thread.value_or(0), r.error});
+    if (trace.is_open()) trace.write(r);
+  };
+  if (Status st = run_sweep(c, env, writes, out); !st.ok()) return st;
   out.cancelled = env.cancel && env.cancel->load();
   if (trace.is_open()) {
     if (out.cancelled) {

@@ -138,6 +138,7 @@ int RealDevice::create(FileId f, bool direct, int& err) {
   if (fd >= 0) return fd;
   int flags = O_RDWR | (direct ? O_DIRECT : 0);
   std::lock_guard<std::mutex> lock(files_->mu);
+  files_->written.erase(f);
   if (files_->created.count(f)) {
     fd = ::open(path(f).c_str(), flags | O_CLOEXEC | O_TRUNC);
     if (fd < 0) err = errno;
@@ -218,6 +219,11 @@ Completion RealDevice::submit(const Op& op, double now) {
         if (n == 0) break;  // EOF on read
         done_bytes += static_cast<uint64_t>(n);
       }
+      if (op.kind == OpKind::Write && done_bytes > 0) {
+        std::lock_guard<std::mutex> lock(files_->mu);
+        auto& [through_direct, buffered] = files_->written[op.file];
+        (direct ? through_direct : buffered) += done_bytes;
+      }
       break;
     }
     case OpKind::Fsync: {
@@ -244,10 +250,12 @@ Completion RealDevice::submit(const Op& op, double now) {
       if (::unlink(p.c_str()) != 0) err = errno;
       cleanup::unregister_path(p);
       files_->created.erase(op.file);
+      files_->written.erase(op.file);
       break;
     }
   }
-  return {std::max(now, clock_.now()), err, done_bytes};
+  const bool data = op.kind == OpKind::Create || op.kind == OpKind::Write || op.kind == OpKind::Read;
+  return {std::max(now, clock_.now()), err, done_bytes, direct && data};
 }
 
 namespace {
@@ -278,9 +286,15 @@ double resident_fraction(int fd) {
 
 }  // namespace
 
-std::string RealDevice::drop_cache(FileId f, bool direct) {
+std::string RealDevice::drop_cache(FileId f) {
   int err = 0;
-  if (direct && direct_ok_) {
+  bool written_direct = false;  // every byte written to f went through O_DIRECT
+  {
+    std::lock_guard<std::mutex> lock(files_->mu);
+    auto it = files_->written.find(f);
+    written_direct = it != files_->written.end() && it->second.first > 0 && it->second.second == 0;
+  }
+  if (written_direct) {
     if (fs_.userspace)
       return fmt::format("not bypassed: O_DIRECT reached a userspace (FUSE) driver ({}), which reads and writes "
                          "through the page cache below it; reads may come from memory",
@@ -322,6 +336,7 @@ void RealDevice::remove_created() {
     cleanup::unregister_path(p);
   }
   files_->created.clear();
+  files_->written.clear();
 }
 
 }  // namespace sd

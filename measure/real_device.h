@@ -77,11 +77,13 @@ class RealDevice final : public Device {
   uint32_t direct_alignment() const { return dio_align_; }         // bytes (offset and size)
   // Evicts `f` from the page cache before a timed read (fdatasync, then
   // posix_fadvise DONTNEED) and checks with mincore how much is still
-  // resident. With O_DIRECT it checks that nothing of `f` is resident and
+  // resident. When every write to `f` really went through O_DIRECT (what
+  // this device did, not what was asked: a refused O_DIRECT fell back to
+  // buffered writes) it checks instead that nothing of `f` is resident and
   // that the filesystem is not a FUSE one. Returns what happened, for the
   // report: "bypassed (O_DIRECT)" only when that is true; anything that may
   // have read from memory starts with "not ".
-  std::string drop_cache(FileId f, bool direct);
+  std::string drop_cache(FileId f);
   SpaceInfo space() const;  // statvfs of the directory
   void remove_created();     // unlinks every file this device created
 
@@ -93,6 +95,8 @@ class RealDevice final : public Device {
     std::unordered_map<FileId, std::string> names;  // given or chosen on a collision
     std::unordered_set<FileId> fixed;               // names given with name_file()
     std::unordered_set<FileId> created;
+    // Bytes written to each file since it was created, through O_DIRECT and buffered.
+    std::unordered_map<FileId, std::pair<uint64_t, uint64_t>> written;
   };
   RealDevice(RealDeviceOptions opt, Clock& clock, bool owner, std::shared_ptr<Files> files);
   struct Fds {

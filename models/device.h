@@ -39,6 +39,10 @@ struct Completion {
   double done = 0;     // completion time, >= the issue time
   int error = 0;       // 0, or an errno value (ENOSPC, EFBIG, EBADF, EINVAL)
   uint64_t bytes = 0;  // bytes written or read (short on ENOSPC/EFBIG/EOF)
+  // What was really done, not what was asked: the create, write or read went
+  // through O_DIRECT (RealDevice: a descriptor opened with it, false where the
+  // filesystem refused it; ModelDevice: the host page cache was bypassed).
+  bool direct = false;
 };
 
 // Space on a device: statvfs for real storage, the model's file table for a

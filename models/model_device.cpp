@@ -47,7 +47,7 @@ Completion ModelDevice::submit(const Op& op, double now) {
       if (!files_.create(op.file)) return {t, EEXIST, 0};
       fs_.forget(op.file);
       if (log_) log_->created(op.file, t);
-      return {fs_.create(t), 0, 0};
+      return {fs_.create(t), 0, 0, op.direct};
     }
     case OpKind::Write: {
       if (!files_.exists(op.file)) return {t, EBADF, 0};
@@ -64,14 +64,14 @@ Completion ModelDevice::submit(const Op& op, double now) {
                         ? fs_.write(op.file, op.offset, grant.bytes, t, files_.used_bytes())
                         : host_.write(op.file, op.offset, grant.bytes, t);
       // A short write reports the bytes written; the next call gets the error.
-      return {done, 0, grant.bytes};
+      return {done, 0, grant.bytes, op.direct};
     }
     case OpKind::Read: {
       if (!files_.exists(op.file)) return {t, EBADF, 0};
       uint64_t size = files_.size(op.file);
       if (op.offset >= size || op.bytes == 0) return {t, 0, 0};
       uint64_t n = std::min(op.bytes, size - op.offset);
-      return {fs_.read(n, t), 0, n};
+      return {fs_.read(n, t), 0, n, op.direct};
     }
     case OpKind::Fsync: {
       if (!files_.exists(op.file)) return {t, EBADF, 0};

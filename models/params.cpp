@@ -6,6 +6,9 @@
 
 #include <fmt/format.h>
 
+#include "models/input.h"
+#include "models/units.h"
+
 namespace sd {
 namespace {
 
@@ -237,6 +240,57 @@ std::string nearest(std::string_view word, const std::vector<std::string>& candi
   }
   size_t limit = std::max<size_t>(3, word.size() / 3);
   return best_d <= limit ? best : std::string();
+}
+
+namespace {
+std::string_view trimmed(std::string_view t) {
+  while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.remove_suffix(1);
+  return t;
+}
+// A number with no unit: it is in the unit the key names.
+bool is_bare_number(std::string_view text) {
+  double v = 0;
+  return parse_decimal(trimmed(text), v);
+}
+}  // namespace
+
+Result<double> parse_param_value(const ParamSpec& spec, std::string_view text) {
+  if (text.size() > 200)
+    return Result<double>::error(fmt::format("the value for {} is {} characters long: give a number such as 12.5",
+                                             spec.key, text.size()));
+  switch (spec.unit) {
+    case Unit::Bytes: return parse_size(text);
+    case Unit::MegaBytes: {
+      auto v = parse_size(text);
+      if (!v) return v;
+      // A bare number is already in MB; with a unit it is converted.
+      bool bare = is_bare_number(text);
+      return bare ? *v : *v / kMB;
+    }
+    case Unit::MBps: {
+      bool bare = is_bare_number(text);
+      if (bare) break;
+      auto v = parse_rate(text);
+      if (!v) return v;
+      return *v / kMB;
+    }
+    case Unit::Fraction: return parse_fraction(text);
+    case Unit::Microseconds:
+    case Unit::Milliseconds: {
+      bool bare = is_bare_number(text);
+      if (bare) break;
+      auto v = parse_duration(text);
+      if (!v) return v;
+      return *v * (spec.unit == Unit::Microseconds ? 1e6 : 1e3);
+    }
+    case Unit::Count:
+    case Unit::Ratio:
+    case Unit::Flag: break;
+  }
+  if (double v = 0; parse_decimal(trimmed(text), v)) return v;
+  return Result<double>::error(
+      fmt::format("'{}' is not a number in {} for {}", excerpt(text), unit_name(spec.unit), spec.key));
 }
 
 std::string range_text(const ParamSpec& s) {

@@ -83,6 +83,11 @@ class LayerParams {
   std::vector<bool> present_;
 };
 
+// Numbers in overrides and TOML may carry the unit of their key: "16GB" for
+// bytes, "300MB/s" for MB/s, "85%" for fractions, "5ms" for us/ms; a bare
+// number is in the key's unit.
+Result<double> parse_param_value(const ParamSpec& spec, std::string_view text);
+
 // "value 2 is outside the allowed range 0..1 for device.fill_knee (fraction)".
 std::string range_text(const ParamSpec& s);
 

@@ -78,8 +78,4 @@ struct ProfileInfo {
 // Every built-in profile, sorted by layer then name.
 std::vector<ProfileInfo> builtin_profiles();
 
-// Numbers in overrides and TOML may carry the unit of their key: "16GB" for
-// bytes, "300MB/s" for MB/s, "85%" for fractions, "5ms" for us/ms.
-Result<double> parse_param_value(const ParamSpec& spec, std::string_view text);
-
 }  // namespace sd

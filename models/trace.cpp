@@ -15,7 +15,8 @@
 namespace sd {
 namespace {
 
-const char* kHeader = "start_s,end_s,op,file,offset,bytes,thread,queue_depth,modelled_end_s,error";
+const char* kHeader = "start_s,end_s,op,file,offset,bytes,thread,queue_depth,modelled_end_s,error,direct";
+const char* kHeaderV1 = "start_s,end_s,op,file,offset,bytes,thread,queue_depth,modelled_end_s,error";
 
 const std::pair<int, const char*> kErrnos[] = {
     {ENOSPC, "ENOSPC"}, {EFBIG, "EFBIG"}, {EBADF, "EBADF"}, {EINVAL, "EINVAL"}, {EIO, "EIO"},
@@ -161,6 +162,7 @@ std::string format_trace_row(const TraceRecord& r) {
   if (r.modelled_end) row += fmt::format("{:.9f}", *r.modelled_end);
   row += ',';
   row += errno_name(r.error);
+  row += r.direct ? ",1" : ",0";
   return row;
 }
 
@@ -190,6 +192,7 @@ Result<Trace> read_trace(std::istream& in, const std::string& name) {
   std::string line;
   LineReader lines(in, name);
   bool header_seen = false, magic_seen = false;
+  int version = kTraceFormatVersion;
   auto err = [&](const std::string& what) {
     return Result<Trace>::error(fmt::format("{}:{}: {}", name, lines.lineno(), what));
   };
@@ -200,9 +203,8 @@ Result<Trace> read_trace(std::istream& in, const std::string& name) {
       std::string body = line.substr(1);
       while (!body.empty() && body[0] == ' ') body.erase(0, 1);
       if (body.starts_with("streamdisk-trace ")) {
-        int v = 0;
-        if (!parse_num(body.substr(17), v) || v != kTraceFormatVersion)
-          return err(fmt::format("trace format version '{}' is not supported (this streamdisk reads version {})",
+        if (!parse_num(body.substr(17), version) || version < 1 || version > kTraceFormatVersion)
+          return err(fmt::format("trace format version '{}' is not supported (this streamdisk reads versions 1 to {})",
                                  excerpt(body.substr(17)), kTraceFormatVersion));
         magic_seen = true;
       } else if (auto eq = body.find('='); eq != std::string::npos) {
@@ -212,14 +214,18 @@ Result<Trace> read_trace(std::istream& in, const std::string& name) {
     }
     if (!header_seen) {
       if (!magic_seen)
-        return err("not a streamdisk trace: the first line must be '# streamdisk-trace 1' (for fio or strace "
-                   "logs, see `streamdisk replay --help`)");
-      if (line != kHeader) return err(fmt::format("unexpected column header: expected '{}'", kHeader));
+        return err(fmt::format("not a streamdisk trace: the first line must be '# streamdisk-trace {}' (for fio or "
+                               "strace logs, see `streamdisk replay --help`)",
+                               kTraceFormatVersion));
+      const char* header = version == 1 ? kHeaderV1 : kHeader;
+      if (line != header)
+        return err(fmt::format("unexpected column header for format version {}: expected '{}'", version, header));
       header_seen = true;
       continue;
     }
     auto f = split_csv(line);
-    if (f.size() != 10) return err(fmt::format("expected 10 fields, found {}", f.size()));
+    const size_t fields = version == 1 ? 10 : 11;
+    if (f.size() != fields) return err(fmt::format("expected {} fields, found {}", fields, f.size()));
     TraceRecord r;
     if (!seconds(f[0], r.start) || !seconds(f[1], r.end))
       return err(fmt::format("start_s and end_s must be seconds from 0 to {:g}, found '{}' and '{}'", kMaxSeconds,
@@ -255,6 +261,10 @@ Result<Trace> read_trace(std::istream& in, const std::string& name) {
     auto e = errno_from_name(f[9]);
     if (!e) return err(fmt::format("unknown error '{}' (an errno name such as ENOSPC, or 0)", excerpt(f[9], 30)));
     r.error = *e;
+    if (fields > 10) {
+      if (f[10] != "0" && f[10] != "1") return err(fmt::format("direct '{}' must be 0 or 1", excerpt(f[10], 30)));
+      r.direct = f[10] == "1";
+    }
     t.records.push_back(std::move(r));
   }
   if (!lines.ok()) return lines.status();

@@ -2,16 +2,19 @@
 // simulate, mount, measure and record; read by calibrate and replay. The
 // format is versioned and described in docs/formats.md.
 //
-//   # streamdisk-trace 1
+//   # streamdisk-trace 2
 //   # profile=samsung-960evo-250g
 //   # seed=1
-//   start_s,end_s,op,file,offset,bytes,thread,queue_depth,modelled_end_s,error
-//   0.000000000,0.000720000,write,1,0,1048576,0,1,,0
+//   start_s,end_s,op,file,offset,bytes,thread,queue_depth,modelled_end_s,error,direct
+//   0.000000000,0.000720000,write,1,0,1048576,0,1,,0,0
 //
 // Times are seconds from the start of the run (9 decimals, so traces written
 // from the same run are byte-identical). `file` is an id or a path (quoted if
 // it holds a comma or quote). thread, queue_depth and modelled_end_s may be
-// empty; error is 0 or an errno name (ENOSPC).
+// empty; error is 0 or an errno name (ENOSPC); direct is 1 when the op went
+// through O_DIRECT (Completion::direct: what was done, not what was asked).
+// Version 2 added `direct`; version 1 traces (without it) are still read,
+// as direct = 0.
 #pragma once
 #include <cstdint>
 #include <cstdio>
@@ -28,7 +31,7 @@
 
 namespace sd {
 
-inline constexpr int kTraceFormatVersion = 1;
+inline constexpr int kTraceFormatVersion = 2;  // written; 1 and 2 are read
 
 struct TraceRecord {
   double start = 0;
@@ -41,6 +44,7 @@ struct TraceRecord {
   std::optional<int> queue_depth;
   std::optional<double> modelled_end;  // mount: the model's completion time
   int error = 0;                       // errno value
+  bool direct = false;                 // through O_DIRECT (0 in version 1 traces)
 };
 
 struct Trace {

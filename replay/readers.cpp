@@ -94,7 +94,7 @@ Result<TraceFormat> detect_trace_format(std::istream& in, const std::string& nam
   if (!lines.ok()) return lines.status();
   if (looked == 0) return Result<TraceFormat>::error(fmt::format("{}: the trace is empty", name));
   return Result<TraceFormat>::error(fmt::format(
-      "{}: cannot tell the trace format: expected a streamdisk trace ('# streamdisk-trace 1'), a fio iolog "
+      "{}: cannot tell the trace format: expected a streamdisk trace ('# streamdisk-trace 2'), a fio iolog "
       "('fio version 2 iolog') or `strace -f -tt -T` output (name it with --format native|fio|strace)",
       name));
 }
@@ -116,6 +116,7 @@ Result<OpList> read_native_ops(std::istream& in, const std::string& name) {
     o.offset = r.offset;
     o.bytes = r.bytes;
     o.thread = r.thread.value_or(0);
+    o.direct = r.direct;
     out.ops.push_back(std::move(o));
   }
   return out;

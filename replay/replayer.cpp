@@ -196,6 +196,7 @@ ReplayRun replay_ops(const OpList& list, Device& dev, Clock& clock, const Replay
       o.done = c.done;
       o.error = c.error;
       o.bytes = c.bytes;
+      o.direct = c.direct;
       if (op.kind == OpKind::Remove) live.erase(id);
     }
     q.free_at = o.done;

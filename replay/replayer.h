@@ -38,6 +38,7 @@ struct OpOutcome {
   double sched = 0, issue = 0, done = 0;  // seconds; sched is the recorded time (scaled)
   int error = 0;
   uint64_t bytes = 0;  // bytes the device wrote or read (short on ENOSPC, EFBIG...)
+  bool direct = false;  // done through O_DIRECT (Completion::direct)
 };
 
 // The first operation that failed, for the table and JSON.

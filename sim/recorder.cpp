@@ -103,6 +103,7 @@ Completion Run::issue(const Op& op, uint32_t file) {
     rec.thread = 0;
     rec.queue_depth = 1;
     rec.error = c.error;
+    rec.direct = c.direct;
     hooks_.trace->write(rec);
   }
   return c;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "models/model_args.h"
 #include "models/units.h"
 #include "sim/verdict.h"
 
@@ -95,18 +96,12 @@ Result<RecorderConfig> recorder_config(const RecordingArgs& a, long channels_ove
 }
 
 Result<ModelOptions> model_options(const RecordingArgs& a, const Profile& p) {
-  ModelOptions o;
-  o.seed = a.seed;
-  if (!a.fill.empty()) {
-    auto f = parse_fraction(a.fill);
-    if (!f) return Result<ModelOptions>::error(fmt::format("--fill: {}", f.message()));
-    double cap = p.params(Layer::Device).get("capacity_bytes");
-    if (cap <= 0 && *f > 0)
-      return Result<ModelOptions>::error(fmt::format(
-          "--fill needs a device capacity, and profile '{}' has none: add --set device.capacity_bytes=64GB", p.name));
-    o.prefill_bytes = *f * cap;
-  }
-  return o;
+  ModelArgs m;
+  m.prefill = a.fill;
+  m.seed = a.seed;
+  m.prefill_option = "--fill";
+  m.capacity_option = "";  // simulate has no --capacity: the fix is a --set
+  return apply_model_args(m, p);
 }
 
 nlohmann::json recording_json(const RecorderConfig& c, const RecorderResult& r) {

@@ -27,7 +27,7 @@ struct RecordingArgs {
   std::string period;        // frames; empty: automatic
   std::string duration = "60s";
   std::string header_every;  // a duration; empty: only at the end
-  std::string fill;          // device fill level at the start, "50%"
+  std::string fill;          // device fill level at the start: "50%", or a size (models/model_args.h)
   std::string split;         // start new files at this size; empty: never
   bool direct = false;
   bool fsync = false;

@@ -44,6 +44,7 @@ void Issuer::record(const Op& op, double start, const Completion& c, int queue_d
   r.thread = thread_;
   r.queue_depth = queue_depth;
   r.error = c.error;
+  r.direct = c.direct;
   if (buffer_)
     buffer_->push_back(std::move(r));
   else

@@ -23,7 +23,7 @@ PY
 "$STREAMDISK" simulate -p $P -c 48 -f w64 -d 5min --seed 3 --trace "$tmp/a.csv" >/dev/null || fail "trace a"
 "$STREAMDISK" simulate -p $P -c 48 -f w64 -d 5min --seed 3 --trace "$tmp/b.csv" >/dev/null || fail "trace b"
 cmp -s "$tmp/a.csv" "$tmp/b.csv" || fail "same seed gave different traces"
-head -1 "$tmp/a.csv" | grep -qx '# streamdisk-trace 1' || fail "trace magic line"
+head -1 "$tmp/a.csv" | grep -qx '# streamdisk-trace 2' || fail "trace magic line"
 grep -q '^start_s,end_s,op,file,offset,bytes' "$tmp/a.csv" || fail "trace header"
 grep -q ',write,rec.w64,0,' "$tmp/a.csv" || fail "no header write at offset 0 in trace"
 [ ! -e "$tmp/a.csv.part" ] || fail "left a .part file"

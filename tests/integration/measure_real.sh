@@ -14,8 +14,8 @@ for mode in "" --direct; do
   out=$("$STREAMDISK" measure "$dir" "${quick[@]}" $mode --json --trace "$tmp/bs.csv") || fail "blocksize $mode: exit $?"
   [ "$(jq '.rows | length' <<<"$out")" = 2 ] || fail "blocksize $mode: expected 2 rows: $out"
   jq -e '[.rows[] | .[1] > 0 and .[5] > 0] | all' <<<"$out" >/dev/null || fail "blocksize $mode: a zero rate: $out"
-  [ "$(head -1 "$tmp/bs.csv")" = "# streamdisk-trace 1" ] || fail "blocksize $mode: trace has no magic line"
-  grep -q '^start_s,end_s,op,file,offset,bytes,thread,queue_depth,modelled_end_s,error$' "$tmp/bs.csv" || fail "trace header"
+  [ "$(head -1 "$tmp/bs.csv")" = "# streamdisk-trace 2" ] || fail "blocksize $mode: trace has no magic line"
+  grep -q '^start_s,end_s,op,file,offset,bytes,thread,queue_depth,modelled_end_s,error,direct$' "$tmp/bs.csv" || fail "trace header"
   [ "$(grep -c ',write,' "$tmp/bs.csv")" -gt 2 ] || fail "blocksize $mode: no writes in the trace"
   [ -z "$(ls -A "$dir")" ] || fail "blocksize $mode left files: $(ls -A "$dir")"
 done

@@ -210,3 +210,32 @@ TEST_CASE("replay: writes that fail are not written and the run does not keep up
   CHECK(ok.stats.failed_ops == 0);
   CHECK(ok.stats.kept_up.value_or(false));
 }
+
+TEST_CASE("native trace versions: 2 carries the direct column, 1 is read as buffered, others are refused",
+          "[input][trace]") {
+  const std::string v2 =
+      "# streamdisk-trace 2\nstart_s,end_s,op,file,offset,bytes,thread,queue_depth,modelled_end_s,error,direct\n";
+  {
+    std::istringstream in(v2 + "0,0.001,write,f,0,4096,0,1,,0,1\n0.001,0.002,write,f,4096,4096,0,1,,0,0\n");
+    auto t = read_trace(in, "v2.csv");
+    REQUIRE(t.ok());
+    REQUIRE(t->records.size() == 2);
+    CHECK(t->records[0].direct);
+    CHECK_FALSE(t->records[1].direct);
+    CHECK(format_trace_row(t->records[0]) == "0.000000000,0.001000000,write,f,0,4096,0,1,,0,1");
+  }
+  {
+    std::istringstream in(native("0,0.001,write,f,0,4096,0,1,,0\n"));
+    auto t = read_trace(in, "v1.csv");
+    REQUIRE(t.ok());
+    REQUIRE(t->records.size() == 1);
+    CHECK_FALSE(t->records[0].direct);
+  }
+  CHECK_THAT(trace_error(v2 + "0,0.001,write,f,0,4096,0,1,,0,yes\n"), Catch::Contains("direct 'yes' must be 0 or 1"));
+  CHECK_THAT(trace_error(v2 + "0,0.001,write,f,0,4096,0,1,,0\n"), Catch::Contains("expected 11 fields, found 10"));
+  CHECK_THAT(trace_error(native("0,0.001,write,f,0,4096,0,1,,0,1\n")), Catch::Contains("expected 10 fields, found 11"));
+  CHECK_THAT(trace_error("# streamdisk-trace 1\nstart_s,end_s,op,file,offset,bytes,thread,queue_depth,modelled_end_s,"
+                         "error,direct\n"),
+             Catch::Contains("unexpected column header for format version 1"));
+  CHECK_THAT(trace_error("# streamdisk-trace 3\n"), Catch::Contains("versions 1 to 2"));
+}

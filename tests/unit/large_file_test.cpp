@@ -89,6 +89,6 @@ TEST_CASE("RealDevice writes and reads past 4 GiB in one file with sizes past 2^
   CHECK(c.bytes == 10);
   // Page-cache residency over the whole 5 GiB: mapped window by window on a
   // 32-bit address space, never truncated to a size_t.
-  CHECK(dev->drop_cache(1, false).find("not checked") == std::string::npos);
+  CHECK(dev->drop_cache(1).find("not checked") == std::string::npos);
   CHECK(dev->submit({OpKind::Remove, 1}, clock.now()).error == 0);
 }

@@ -88,8 +88,30 @@ TEST_CASE("RealDevice with O_DIRECT writes aligned blocks, or says why it cannot
   Completion w = dev->submit({OpKind::Write, 2, 0, 1 << 20, true}, 0);
   CHECK(w.error == 0);
   CHECK(w.bytes == (1u << 20));
-  CHECK(dev->drop_cache(2, true) == "bypassed (O_DIRECT)");
+  CHECK(w.direct);
+  CHECK(dev->drop_cache(2) == "bypassed (O_DIRECT)");
   CHECK(dev->submit({OpKind::Read, 2, 0, 1 << 20, true}, 0).bytes == (1u << 20));
+  // One buffered write and the file is no longer "bypassed": it is dropped like any other.
+  Completion b = dev->submit({OpKind::Write, 2, 0, 4096, false}, 0);
+  CHECK_FALSE(b.direct);
+  CHECK(dev->drop_cache(2).find("bypassed") == std::string::npos);
+}
+
+TEST_CASE("RealDevice reports what was done: O_DIRECT asked for but not used is not called bypassed", "[realdev]") {
+  TempDir tmp;
+  RealClock clock;
+  RealDeviceOptions opt{tmp.path};
+  opt.probe_direct = false;  // as where the filesystem refuses O_DIRECT: direct ops fall back to buffered
+  auto d = RealDevice::open(opt, clock);
+  REQUIRE(d.ok());
+  auto& dev = *d;
+  CHECK_FALSE(dev->submit({OpKind::Create, 3, 0, 0, true}, 0).direct);
+  Completion w = dev->submit({OpKind::Write, 3, 0, 1 << 20, true}, 0);
+  CHECK(w.error == 0);
+  CHECK_FALSE(w.direct);
+  std::string cache = dev->drop_cache(3);
+  CHECK(cache.find("bypassed") == std::string::npos);
+  CHECK((cache.starts_with("dropped") || cache.starts_with("not dropped") || cache.starts_with("fadvise")));
 }
 
 TEST_CASE("the blocksize sweep runs unchanged against real storage", "[realdev]") {
@@ -101,7 +123,7 @@ TEST_CASE("the blocksize sweep runs unchanged against real storage", "[realdev]"
   env.dev = dev.get();
   env.clock = &clock;
   env.trace = [&](const TraceRecord& r) { trace.push_back(r); };
-  env.drop_cache = [&](FileId f) { return dev->drop_cache(f, false); };
+  env.drop_cache = [&](FileId f) { return dev->drop_cache(f); };
   BlockSizeSweep s;
   s.blocks = {4096, 1 << 20};
   s.seconds = 0.2;
