@@ -38,4 +38,7 @@ PY
 # No tracked file refers readers to the team's workspace outside the repository.
 hits=$(cd "$SD_SOURCE_DIR" && git ls-files -z 2>/dev/null | xargs -0 grep -lE '\.\./shared|shared/(seeds|research)|seeds/FACTS|research/(devices|formats)' -- 2>/dev/null | grep -v '^tests/cli/docs_sources.sh$' || true)
 [ -z "$hits" ] || fail "these files point to ../shared, which users of the repository do not have: $hits"
+# Nor to the machine it was written on (a results folder copied from /work/...).
+hits=$(cd "$SD_SOURCE_DIR" && git ls-files -z 2>/dev/null | xargs -0 grep -lE '(^|[ "=(])/(work|home)/[a-z]' -- 2>/dev/null | grep -v '^tests/cli/docs_sources.sh$' || true)
+[ -z "$hits" ] || fail "these files name a path on the machine they were made on, not in the repository: $hits"
 finish
