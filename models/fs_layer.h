@@ -36,6 +36,10 @@ class FsLayer {
   // Seconds between journal commits that buffered writers wait for (0: none,
   // or a userspace driver, whose own stalls model its waits).
   double journal_commit_s() const { return userspace_ ? 0 : journal_s_; }
+  // The same from a filesystem layer's parameters (no layer built).
+  static double journal_commit_s(const LayerParams& p) {
+    return p.get("userspace") != 0 ? 0 : p.get("journal_commit_ms") * 1e-3;
+  }
   // A journal commit's own writes (descriptor, the changed inode, bitmap and
   // group descriptor blocks, commit block: 5 x 4 KiB, contiguous in the
   // journal), queued at `start`; returns when they are on the device.

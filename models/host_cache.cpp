@@ -35,8 +35,7 @@ HostCache::HostCache(const LayerParams& p, FsLayer& fs, const FileTable& files, 
 bool HostCache::has_random_phases(const LayerParams& host, const LayerParams& fs) {
   if (host.get("dirty_limit_bytes") <= 0) return false;
   bool flusher = host.get("dirty_background_bytes") > 0 && host.get("writeback_interval_ms") > 0;
-  bool journal = fs.get("journal_commit_ms") > 0 && fs.get("userspace") == 0;  // as FsLayer::journal_commit_s
-  return flusher || journal;
+  return flusher || FsLayer::journal_commit_s(fs) > 0;
 }
 
 double HostCache::slot_time(double bytes) const {
