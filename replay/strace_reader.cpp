@@ -23,6 +23,7 @@
 
 namespace sd {
 namespace {
+constexpr long long kMaxBytes = 100'000'000'000'000'000LL;  // 1e17: no storage is larger
 
 struct OpenFile {
   std::string path;
@@ -43,7 +44,7 @@ class StraceState {
   void emit(const StraceCall& c, OpKind kind, const OpenFile& f, uint64_t offset, uint64_t bytes);
   std::string on_open(const StraceCall& c, const std::string& path, const std::string& flags);
   std::string on_write(const StraceCall& c, bool positional);
-  void on_read(const StraceCall& c, bool positional);
+  std::string on_read(const StraceCall& c, bool positional);
   int thread_of(int pid);
 
   OpList& out_;
@@ -121,6 +122,7 @@ std::string StraceState::on_write(const StraceCall& c, bool positional) {
   }
   uint64_t& size = size_[f->path];
   uint64_t at = positional ? static_cast<uint64_t>(c.arg_int(3)) : (f->append ? size : f->offset);
+  if (at + n > static_cast<uint64_t>(kMaxBytes)) return fmt::format("{} past 1e17 bytes into a file", c.name);
   if (n > 0) emit(c, OpKind::Write, *f, at, n);
   if (!positional) f->offset = at + n;
   size = std::max(size, at + n);
@@ -129,13 +131,15 @@ std::string StraceState::on_write(const StraceCall& c, bool positional) {
 
 // A read moves the offset (libsndfile reads a header back before patching
 // it); reads of the program's own writable files are replayed too.
-void StraceState::on_read(const StraceCall& c, bool positional) {
+std::string StraceState::on_read(const StraceCall& c, bool positional) {
   FilePtr f = lookup(c.pid, c.arg_int(0));
-  if (!f) return;
+  if (!f) return "";
   uint64_t n = static_cast<uint64_t>(c.ret);
   uint64_t at = positional ? static_cast<uint64_t>(c.arg_int(3)) : f->offset;
+  if (at + n > static_cast<uint64_t>(kMaxBytes)) return fmt::format("{} past 1e17 bytes into a file", c.name);
   if (f->writable && !f->special && n > 0) emit(c, OpKind::Read, *f, at, n);
   if (!positional) f->offset = at + n;
+  return "";
 }
 
 std::string StraceState::apply(const StraceCall& c) {
@@ -156,7 +160,12 @@ std::string StraceState::apply(const StraceCall& c) {
                        c.arg_int(2));
   if ((s == "ftruncate" && c.arg_int(1) < 0) || (s == "fallocate" && (c.arg_int(2) < 0 || c.arg_int(3) < 0)))
     return fmt::format("{} with a negative size or offset", s);
-  if (c.ret > 100'000'000'000'000'000LL) return fmt::format("{} returned {}, past 1e17 bytes", s, c.ret);
+  if (c.ret > kMaxBytes) return fmt::format("{} returned {}, past 1e17 bytes", s, c.ret);
+  // Sizes and offsets past 1e17 bytes are no storage's: refused before any sum can overflow.
+  if ((s == "ftruncate" && c.arg_int(1) > kMaxBytes) ||
+      (s == "fallocate" && (c.arg_int(2) > kMaxBytes || c.arg_int(3) > kMaxBytes)) ||
+      (s.starts_with("p") && c.args.size() >= 4 && c.arg_int(3) > kMaxBytes))
+    return fmt::format("{} with a size or offset past 1e17 bytes", s);
   if (s == "openat" || s == "open" || s == "creat") {
     size_t pi = s == "openat" ? 1 : 0;
     if (c.args.size() < pi + 1) return fmt::format("{} with too few arguments", s);
@@ -173,8 +182,7 @@ std::string StraceState::apply(const StraceCall& c) {
     return on_write(c, positional);
   }
   if (s == "read" || s == "readv" || s.starts_with("pread")) {
-    on_read(c, positional);
-    return "";
+    return on_read(c, positional);
   }
   if (s == "lseek" || s == "_llseek") {
     if (auto f = lookup(c.pid, c.arg_int(0))) f->offset = static_cast<uint64_t>(c.ret);

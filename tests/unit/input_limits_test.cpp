@@ -155,6 +155,17 @@ TEST_CASE("strace: impossible times, results larger than asked, -ttt detection",
   CHECK_THAT(err("1 10:00:00.000000 openat(AT_FDCWD, \"/f\", O_WRONLY|O_CREAT) = 3 <0.1>\n"
                  "1 10:00:00.100000 write(3, \"x\"..., 10) = 20 <0.1>\n"),
              Catch::Contains("write returned 20, more than the 10 bytes"));
+  // Found by the strace fuzz target: an offset near 2^63 plus a length overflowed.
+  const std::string open = "1 10:00:00.000000 openat(AT_FDCWD, \"/f\", O_WRONLY|O_CREAT) = 3 <0.1>\n";
+  CHECK_THAT(err(open + "1 10:00:00.100000 fallocate(3, 0, 9223372036854775807, 4096) = 0 <0.1>\n"),
+             Catch::Contains("past 1e17 bytes"));
+  CHECK_THAT(err(open + "1 10:00:00.100000 ftruncate(3, 9223372036854775807) = 0 <0.1>\n"),
+             Catch::Contains("past 1e17 bytes"));
+  CHECK_THAT(err(open + "1 10:00:00.100000 pwrite64(3, \"x\", 1, 9223372036854775807) = 1 <0.1>\n"),
+             Catch::Contains("past 1e17 bytes"));
+  CHECK_THAT(err(open + "1 10:00:00.100000 lseek(3, 0, SEEK_END) = 99999999999999999 <0.1>\n"
+                 "1 10:00:00.200000 write(3, \"x\", 10) = 10 <0.1>\n"),
+             Catch::Contains("past 1e17 bytes"));
   std::istringstream ttt("1700000000.000000 openat(AT_FDCWD, \"/f\", O_WRONLY|O_CREAT) = 3 <0.1>\n");
   auto f = detect_trace_format(ttt, "s");
   REQUIRE(f.ok());
