@@ -152,8 +152,9 @@ int main(int argc, char **argv) {
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       puts("usage: refrec FILE --rate MB/s [--buffer 4MiB] [--block BUFFER/2] [--duration 60s]\n"
            "              [--period 1ms] [--log lat.csv] [--keep]\n"
-           "Records at a fixed rate into a ring, a writer thread drains it in blocks into FILE\n"
-           "(deleted at the end unless --keep); prints a JSON summary (overruns, latencies).\n"
+           "Records at a fixed rate into a ring, a writer thread drains it in blocks into FILE, a new\n"
+           "file it creates (an existing path is refused), deleted at the end unless --keep;\n"
+           "prints a JSON summary (overruns, latencies).\n"
            "Example: refrec /tmp/r1/mnt/rec.raw --rate 8MB/s --buffer 4MiB --duration 60s");
       return 0;
     }
@@ -196,9 +197,12 @@ int main(int argc, char **argv) {
   }
   r.pool = pool;
   mlockall(MCL_CURRENT | MCL_FUTURE); /* best effort: no page faults in the timed loop */
-  r.fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  /* O_EXCL: refrec deletes its recording at the end, so it only ever writes
+     (and deletes) a file it created itself, never a user's file or /dev/null. */
+  r.fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (r.fd < 0) {
-    fprintf(stderr, "refrec: cannot open %s: %s: give a writable path\n", file, strerror(errno));
+    fprintf(stderr, "refrec: cannot create %s: %s: give a new file's path (refrec never writes over a file)\n", file,
+            strerror(errno));
     return 2;
   }
 

@@ -12,7 +12,7 @@ name=$1 rate=$2 buf=$3 dur=${4:-60s}; shift 3; [ $# -gt 0 ] && shift
 D=$(mktemp -d /tmp/rig-whereblocks.XXXXXX)
 trap '"$here/rig.sh" down "$D/rig"; rm -rf "$D"' EXIT
 "$here/rig.sh" up "$name" "$D/rig" "$@" >/dev/null || exit 1
-"$here/refrec.sh" /dev/null --rate 1 --duration 0.01s >/dev/null  # compile outside the timed run
+"$here/refrec.sh" "$D/compile-check.raw" --rate 1 --duration 0.01s >/dev/null  # compile outside the timed run
 chrt -f 20 "$here/refrec.sh" "$D/rig/mnt/rec.raw" --rate "$rate" --buffer "$buf" --block 256KiB \
   --duration "$dur" >"$D/refrec.json" &
 rr=$!
