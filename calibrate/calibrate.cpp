@@ -301,6 +301,7 @@ void fit_stalls(const Sorted& s, bool in_fs, Calibration& c) {
                                   fmt::join(left_out, ", ")));
   if (scans.empty()) return;
   StallModelFit sf = fit_stall_model(scans);
+  c.stalls_behind_cache = sf.behind_cache;
   std::string layer = in_fs ? "filesystem." : "device.";
   c.notes.insert(c.notes.end(), sf.notes.begin(), sf.notes.end());
   if (!sf.ok) {

@@ -38,6 +38,9 @@ struct Calibration {
   std::vector<Missing> missing;  // in table order, for the layers written
   std::vector<CellFit> read_cells;
   std::vector<std::string> notes;   // what the fits assumed or could not do
+  // Paced writes did not meet the pauses flat-out writes met: the stalls are
+  // the device's, behind a cache (calibrate/pauses.h), whatever the filesystem.
+  bool stalls_behind_cache = false;
   std::vector<std::string> inputs;  // every file read
   std::vector<Layer> layers;        // the layers the profile holds
   std::string base;                 // --base, if given

@@ -272,7 +272,54 @@ PauseScan scan_pauses(const Series& s) {
   return p;
 }
 
+namespace {
+// P(X <= k) for X ~ Poisson(mean).
+double poisson_cdf(size_t k, double mean) {
+  double sum = 0;  // terms in log space: no underflow for a large mean
+  for (size_t i = 0; i <= k; ++i) {
+    double x = static_cast<double>(i);
+    sum += std::exp(x * std::log(mean) - mean - std::lgamma(x + 1));
+  }
+  return std::min(sum, 1.0);
+}
+}  // namespace
+
 StallModelFit fit_stall_model(const std::vector<PauseScan>& scans) {
+  StallModelFit f = fit_stall_model_all(scans);
+  if (!f.ok) return f;
+  // Did writes paced like a recorder's meet the pauses that flat-out writes
+  // met? Expected count in the paced traces from the fitted arrivals (which
+  // include the paced traces' own counts, so the expectation errs low).
+  std::vector<PauseScan> busy;
+  double expected = 0;
+  size_t seen = 0, flat = 0;
+  for (const auto& s : scans) {
+    if (!s.paced) {
+      busy.push_back(s), flat += s.pauses.size();
+      continue;
+    }
+    seen += s.pauses.size();
+    for (const auto& p : f.pops)
+      expected += (p.interval_mb > 0 ? s.bytes / 1e6 / p.interval_mb : 0) +
+                  (p.period_ms > 0 ? s.seconds * 1e3 / p.period_ms : 0);
+  }
+  if (flat < kTooFew || expected < 3 || poisson_cdf(seen, expected) >= 0.01) return f;
+  // They did not: a cache between the writer and the pauses absorbs them at a
+  // recorder's pace (a userspace driver writing through the block device's
+  // page cache); flat-out writes met them only because they kept that cache
+  // full. The pauses are the device's, described by the flat-out traces alone.
+  StallModelFit g = fit_stall_model_all(busy);
+  if (!g.ok) return f;
+  g.behind_cache = true;
+  g.notes.insert(g.notes.begin(),
+                 fmt::format("stalls: paced writes met {} pause(s) where the flat-out ones' rate predicts {:.1f} "
+                             "(P = {:.2g}): the pauses are behind a cache the paced writes did not fill, so they are "
+                             "the device's (fitted from the {} flat-out trace(s) only), not the writer's call's",
+                             seen, expected, poisson_cdf(seen, expected), busy.size()));
+  return g;
+}
+
+StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans) {
   StallModelFit f;
   f.traces = scans.size();
   double bytes = 0, seconds = 0;

@@ -67,10 +67,18 @@ struct StallModelFit {
   double ks = 0, ks_p = 0;            // goodness of fit of the durations
   size_t pauses = 0, traces = 0;
   bool too_few = false;               // fewer than 5 pauses: fitted, but marked an estimate
+  // Paced writes met far fewer pauses than flat-out ones (Poisson, 1 %): the
+  // pauses sit behind a cache, i.e. in the device, whatever the filesystem.
+  bool behind_cache = false;
   std::string method;                 // for the profile's source text
   std::vector<std::string> notes;     // what was decided and why; warnings
   std::string why;                    // when !ok
 };
+// Paced traces that met far fewer pauses than the flat-out traces' rate
+// predicts (at most 1 % likely by chance) show a cache in between: then the
+// fit rests on the flat-out traces alone and says behind_cache.
 StallModelFit fit_stall_model(const std::vector<PauseScan>& scans);
+// The fit over every trace as given, without that check.
+StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans);
 
 }  // namespace sd::cal

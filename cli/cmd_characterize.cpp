@@ -44,7 +44,7 @@ std::string recorder_text(const RecorderConfig& r) {
 void print_human(const CharacterizeReport& r, const std::string& out) {
   fmt::print("streamdisk characterize {}\n", r.target);
   fmt::print("  filesystem: {} ({}: {})\n", r.fs.fstype.empty() ? "?" : r.fs.fstype,
-             r.fs.userspace ? "userspace driver: its pauses land inside the writer's call" : "kernel driver",
+             r.fs.userspace ? "userspace driver: its work is inside the writer's call" : "kernel driver",
              r.fs.how);
   fmt::print("  space: {} free of {}; the run stays below {:.0f} % full (writes at most {} at once)\n\n",
              format_size(r.free_bytes), format_size(r.total_bytes), r.safe_fill * 100, format_size(r.max_bytes));

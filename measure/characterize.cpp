@@ -588,7 +588,13 @@ R run_characterize(const CharacterizeConfig& cfg) {
   if (rep.fs.journal_commit_s > 0 && !rep.fs.userspace)
     cal.params.push_back({"filesystem.journal_commit_ms", rep.fs.journal_commit_s * 1e3, 0, 0, 0,
                           "the mount's journal commit interval (commit= option, else ext4's default 5 s)", how});
-  if (rep.fs.userspace)  // a userspace driver's pauses land inside the writer's call
+  // A userspace driver's pauses land inside the writer's call, unless paced
+  // writes showed a cache in between (the driver writes through the block
+  // device's page cache): then they are the device's.
+  if (rep.fs.userspace && cal.stalls_behind_cache)
+    rep.notes.push_back("the pauses are behind a cache (paced writes did not meet them): the profile puts them in "
+                        "the device layer, under the host's page cache, not in the userspace driver's call");
+  if (rep.fs.userspace && !cal.stalls_behind_cache)
     for (auto& e : cal.params)
       if (e.key.starts_with("device.stall") && find_param(Layer::Filesystem, e.key.substr(7)))
         e.key = "filesystem." + e.key.substr(7);

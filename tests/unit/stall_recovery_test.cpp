@@ -236,3 +236,38 @@ TEST_CASE("time-triggered driver stalls block a userspace driver's writer and a 
   CHECK(user > 0.2);
   CHECK(kernel < 0.01);
 }
+
+TEST_CASE("pauses that paced writes never meet are the device's behind a cache, fitted from flat-out writes",
+          "[calibrate][stalls]") {
+  // exfat-fuse over a block device's page cache: flat-out writes keep that
+  // cache full and meet the device's pauses; writes at a recorder's pace do not.
+  Params stalls = {{"stall_interval_mb", 64}, {"stall_duration_ms", 300}, {"stall_duration_sigma", 0.2}};
+  auto calibrated = [&](bool paced_meet_them) {
+    Profile with = make_profile(stalls), without = make_profile({});
+    std::vector<Series> traces;
+    std::vector<std::string> names = {"flat.csv"};
+    traces.push_back(as_series(synth_sustained(with, kBlock, 20e6 * 240, {}, {0.15, 4}), "flat.csv"));
+    uint64_t seed = 5;
+    for (double f : {0.3, 0.5, 0.7}) {
+      names.push_back(fmt::format("paced-{}.csv", f));
+      traces.push_back(as_series(synth_paced(paced_meet_them ? with : without, kBlock, 20 * f, 240, {0.15, ++seed}),
+                                 names.back()));
+    }
+    auto c = calibrate_loaded(traces, {}, names, Options{});
+    REQUIRE(c.ok());
+    return *c;
+  };
+  Calibration absorbed = calibrated(false), met = calibrated(true);
+  CHECK(absorbed.stalls_behind_cache);
+  CHECK_FALSE(met.stalls_behind_cache);
+  // Fitted from the flat-out trace alone: its rate per byte, not one diluted
+  // by the paced traces' bytes without pauses.
+  Params a = fitted_stalls(absorbed), m = fitted_stalls(met);
+  INFO("interval: absorbed " << a["stall_interval_mb"] << " MB, met " << m["stall_interval_mb"] << " MB");
+  CHECK(a["stall_interval_mb"] == Approx(64).epsilon(0.35));
+  CHECK(m["stall_interval_mb"] == Approx(64).epsilon(0.35));
+  CHECK(a["stall_duration_ms"] == Approx(300).epsilon(0.2));
+  bool said = false;
+  for (const auto& n : absorbed.notes) said |= n.find("behind a cache") != std::string::npos;
+  CHECK(said);
+}
