@@ -247,9 +247,19 @@ double HostCache::write(FileId file, uint64_t offset, uint64_t bytes, double now
 double HostCache::drain(double now) {
   // Issue every queued chunk; the last one to finish ends the fsync.
   pump(now);
+  // With a journal, fsync does not wait for the periodic commit: the data
+  // goes down first, then the open transaction commits at once (ext4's
+  // fsync forces it), and the fsync returns when its journal blocks are down.
+  bool open = txn_open_;
+  txn_open_ = false;
   draining_ = true, drain_from_ = now;
   pump(std::numeric_limits<double>::infinity());
   draining_ = false;
+  if (open) {
+    txn_open_ = true;
+    next_commit_ = std::max(now, last_end_);
+    commit_until(next_commit_);
+  }
   return std::max(now, last_end_);
 }
 

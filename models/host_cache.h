@@ -2,7 +2,8 @@
 // speed while the dirty data stays under dirty_limit_bytes; writeback sends
 // dirty data down in chunks as soon as the device is free; a writer that
 // finds the cache full waits until enough of it has reached the device.
-// fsync waits until everything dirty is on the device. With
+// fsync waits until everything dirty is on the device and, with a journal,
+// until the transaction it forces at once has committed. With
 // dirty_limit_bytes = 0 (or O_DIRECT) writes go straight down.
 //
 // Writeback works per file, like Linux's per-inode writeback

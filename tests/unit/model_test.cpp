@@ -226,6 +226,26 @@ TEST_CASE("host: page cache absorbs at memory speed, then throttles to the devic
   CHECK(dw.done - f.done == Approx(0.01));
 }
 
+TEST_CASE("host: fsync on a journaled filesystem commits at once, not at the next periodic commit",
+          "[model][host][journal]") {
+  // 10 MB written at t = 0.1 s into a large cache that keeps it dirty (below
+  // the background level), fsync at 0.2 s: the data (0.1 s at 100 MB/s) and
+  // then the forced commit, long before the periodic one at 5.1 s.
+  Profile p = make("sustained_mbps = 100", "journal_commit_ms = 5000",
+                   "dirty_limit_bytes = 1e9\ndirty_background_bytes = 5e8\nmemory_mbps = 1000\n"
+                   "writeback_chunk_bytes = 4194304");
+  ModelDevice d(p);
+  d.submit({OpKind::Create, 1}, 0);
+  auto w = d.submit({OpKind::Write, 1, 0, 10000000}, 0.1);
+  REQUIRE(w.error == 0);
+  double fsync = d.submit({OpKind::Fsync, 1}, 0.2).done;
+  INFO("fsync done at " << fsync << " s");
+  CHECK(fsync > 0.3);  // the data first
+  CHECK(fsync < 0.5);  // then its own commit, not the periodic one at 5.1 s
+  // A second fsync with nothing written since has nothing to commit.
+  CHECK(d.submit({OpKind::Fsync, 1}, 1.0).done == Approx(1.0));
+}
+
 TEST_CASE("host: a userspace driver's stalls block the writer even with room in the cache", "[model][host]") {
   Profile p = make("sustained_mbps = 100",
                    "userspace = 1\nstall_interval_mb = 10\nstall_duration_ms = 500\nrequest_us = 100\nrequest_bytes = 131072",
