@@ -74,7 +74,7 @@ do_predict() {
     local t0; t0=$(date +%s)
     if "$STREAMDISK" characterize --help >/dev/null 2>&1; then
       tool=characterize
-      "$STREAMDISK" characterize "$dir/mnt" -o "$prof" >"$out/predict-$r.log" 2>&1
+      "$STREAMDISK" characterize "$dir/mnt" -o "$prof" --keep-traces "$out/traces-$r" >"$out/predict-$r.log" 2>&1
     else
       tool="measure+calibrate"
       {

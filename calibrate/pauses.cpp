@@ -290,20 +290,29 @@ StallModelFit fit_stall_model(const std::vector<PauseScan>& scans) {
   // Did writes paced like a recorder's meet the pauses that flat-out writes
   // met? Expected count in the paced traces from the fitted arrivals (which
   // include the paced traces' own counts, so the expectation errs low).
+  // A paced pause counts as one of them if it could be as long as the
+  // shorter flat-out ones (its excess plus the idle time before it, which a
+  // pause may have taken partway): a few ms of scheduling jitter is not one.
   std::vector<PauseScan> busy;
-  double expected = 0;
-  size_t seen = 0, flat = 0;
-  for (const auto& s : scans) {
+  std::vector<double> flat_lengths;
+  for (const auto& s : scans)
     if (!s.paced) {
-      busy.push_back(s), flat += s.pauses.size();
-      continue;
+      busy.push_back(s);
+      for (const auto& p : s.pauses) flat_lengths.push_back(p.excess_s);
     }
-    seen += s.pauses.size();
+  size_t flat = flat_lengths.size(), seen = 0;
+  if (flat < kTooFew) return f;
+  std::sort(flat_lengths.begin(), flat_lengths.end());
+  double shortest = flat_lengths[flat / 10];  // the 10th percentile
+  double expected = 0;
+  for (const auto& s : scans) {
+    if (!s.paced) continue;
+    for (const auto& p : s.pauses) seen += p.excess_s + p.idle_before_s >= shortest;
     for (const auto& p : f.pops)
       expected += (p.interval_mb > 0 ? s.bytes / 1e6 / p.interval_mb : 0) +
                   (p.period_ms > 0 ? s.seconds * 1e3 / p.period_ms : 0);
   }
-  if (flat < kTooFew || expected < 3 || poisson_cdf(seen, expected) >= 0.01) return f;
+  if (expected < 3 || poisson_cdf(seen, expected) >= 0.01) return f;
   // They did not: a cache between the writer and the pauses absorbs them at a
   // recorder's pace (a userspace driver writing through the block device's
   // page cache); flat-out writes met them only because they kept that cache
@@ -312,10 +321,10 @@ StallModelFit fit_stall_model(const std::vector<PauseScan>& scans) {
   if (!g.ok) return f;
   g.behind_cache = true;
   g.notes.insert(g.notes.begin(),
-                 fmt::format("stalls: paced writes met {} pause(s) where the flat-out ones' rate predicts {:.1f} "
-                             "(P = {:.2g}): the pauses are behind a cache the paced writes did not fill, so they are "
+                 fmt::format("stalls: paced writes met {} pause(s) of {:.0f} ms or more where the flat-out ones' "
+                             "rate predicts {:.1f} (P = {:.2g}): the pauses are behind a cache the paced writes did not fill, so they are "
                              "the device's (fitted from the {} flat-out trace(s) only), not the writer's call's",
-                             seen, expected, poisson_cdf(seen, expected), busy.size()));
+                             seen, shortest * 1e3, expected, poisson_cdf(seen, expected), busy.size()));
   return g;
 }
 
