@@ -74,6 +74,7 @@ do_predict() {
     local t0; t0=$(date +%s)
     if "$STREAMDISK" characterize --help >/dev/null 2>&1; then
       tool=characterize
+      mkdir -p "$out/traces-$r"
       "$STREAMDISK" characterize "$dir/mnt" -o "$prof" --keep-traces "$out/traces-$r" >"$out/predict-$r.log" 2>&1
     else
       tool="measure+calibrate"
