@@ -35,6 +35,10 @@ constexpr double kMinOpFraction = 0.5;  // of the write's own expected time
 constexpr double kMinPauseS = 1e-3;   // below this no buffer notices
 constexpr size_t kLevelShiftRun = 16;  // consecutive slow writes: a new rate, not a pause
 constexpr size_t kTooFew = 5;
+// A two-population mixture of durations needs this many (3+ in each population):
+// a short jitter-like group and a few long pauses must not become one wide
+// log-normal whose tail invents multi-second stalls.
+constexpr size_t kMixtureMin = 6;
 
 double norm_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 double norm_logpdf(double x, double mu, double sd) {
@@ -377,7 +381,7 @@ StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans) {
   if (x.size() == 1) model[0].sd = 0.01;
   double ln_n = std::log(static_cast<double>(x.size()));
   double bic1 = 2 * ln_n - 2 * mix_loglik(x, model), bic2 = 1e300;
-  if (x.size() >= 10) {
+  if (x.size() >= kMixtureMin) {
     auto two = two_normals(x);
     bool sizable = !two.empty() && std::min(two[0].w, two[1].w) * static_cast<double>(x.size()) >= 3;
     if (sizable) {
@@ -392,7 +396,7 @@ StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans) {
       "stalls: {} pause(s) in {} trace(s) ({:.0f} MB, {:.0f} s); durations of {} {} (BIC one log-normal {:.1f}{}); "
       "goodness of fit: KS D = {:.3f}, p ≈ {:.2f} (n = {})",
       f.pauses, scans.size(), bytes / 1e6, seconds, x.size(), f.family, bic1,
-      bic2 < 1e299 ? fmt::format(", mixture {:.1f}", bic2) : std::string(x.size() < 10 ? ", mixture needs 10+" : ""),
+      bic2 < 1e299 ? fmt::format(", mixture {:.1f}", bic2) : std::string(x.size() < kMixtureMin ? fmt::format(", mixture needs {}+", kMixtureMin) : ""),
       d, p, x.size()));
   if (f.too_few)
     f.notes.push_back(fmt::format("warning: only {} pause(s): too few to tell their distribution or arrivals; the "
