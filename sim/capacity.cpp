@@ -93,10 +93,12 @@ class Searcher {
       consume(0);
       ++runs_;
     } else {
-      runs_ += pool_.run(seeds.size(), work, consume) - inferred;
+      size_t consumed = pool_.run(seeds.size(), work, consume);
+      runs_ += consumed - inferred;
       inferred_ += inferred;
       for (const auto& o : seeds) simulated_s_ += o.simulated_s;  // also runs finished but not consumed
-      for (size_t i = 0; i < memo_.size(); ++i) {  // every run's outcome, consumed or not
+      // Consumed seeds only: which others finished depends on the threads' timing.
+      for (size_t i = 0; i < std::min(consumed, memo_.size()); ++i) {
         const SeedOutcome& o = seeds[i];
         if (!o.ran || o.config_error) continue;
         SeedMemo& m = memo_[i];
