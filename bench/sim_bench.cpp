@@ -14,9 +14,12 @@
 //      (sim/capacity_spread.h): wall and CPU with the shortcuts; then document 003's stack alone
 //      (rpi4-buster-ultrafit-exfat, 12 ranged parameters) with the shortcuts against the plain
 //      computation (speed-up; answers must be identical).
+//   Lines 3 and 4 also print the seeds used and the capacity command's cost check (sim/cost.h): its
+//   estimate against the CPU time measured. `sim_bench cost` (not in the default run): that estimate
+//   per built-in profile's search on one thread, the calibration of sim/cost.h's constants.
 //    Speed figures depend on the machine's load: run it with `uptime` beside it.
-// Run: build/bench/sim_bench   (or cmake --build build --target bench); build/bench/sim_bench capacity: lines 5-7
-// only; build/bench/sim_bench spread: lines 8-9 only
+// Run: build/bench/sim_bench   (or cmake --build build --target bench); build/bench/sim_bench capacity: lines 5-8
+// only; build/bench/sim_bench spread: lines 9-12 only; build/bench/sim_bench cost
 #include <algorithm>
 #include <chrono>
 #include <ctime>
