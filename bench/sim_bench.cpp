@@ -14,9 +14,13 @@
 //      (sim/capacity_spread.h): wall and CPU with the shortcuts; then document 003's stack alone
 //      (rpi4-buster-ultrafit-exfat, 12 ranged parameters) with the shortcuts against the plain
 //      computation (speed-up; answers must be identical).
+//   Lines 3 and 4 also print the seeds used and the capacity command's cost check (sim/cost.h): its
+//   estimate against the CPU time measured. `sim_bench cost` (not in the default run): that estimate
+//   per built-in profile's search on one thread, the calibration of sim/cost.h's constants.
 //    Speed figures depend on the machine's load: run it with `uptime` beside it.
-// Run: build/bench/sim_bench   (or cmake --build build --target bench); build/bench/sim_bench capacity: lines 5-7
-// only; build/bench/sim_bench spread: lines 8-9 only
+// Run: build/bench/sim_bench   (or cmake --build build --target bench); build/bench/sim_bench capacity: lines 5-8
+// only; build/bench/sim_bench spread: lines 9-12 only; build/bench/sim_bench cost
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <string>
@@ -28,6 +32,7 @@
 #include "models/profile.h"
 #include "sim/capacity.h"
 #include "sim/capacity_spread.h"
+#include "sim/cost.h"
 #include "sim/recorder.h"
 
 using namespace sd;
@@ -96,15 +101,32 @@ struct CapacityRun {
   double wall = 0, cpu = 0, simulated = 0;
   uint64_t runs = 0, wasted = 0;
   unsigned threads = 0;
+  int max_seeds = 0;  // the most seeds one candidate ran
   std::vector<double> answers;
 };
 
-CapacityRun capacity_all(const std::vector<Profile>& profiles, unsigned threads) {
+RecorderConfig capacity_config() {
   RecorderConfig c;
   c.stream = {1, 48000, 24, false};
   c.format = FormatKind::W64;
   c.buffer_bytes = 1ull << 20;
   c.duration_s = 5400;
+  return c;
+}
+
+std::vector<const Profile*> pointers(const std::vector<Profile>& profiles) {
+  std::vector<const Profile*> out;
+  for (const auto& p : profiles) out.push_back(&p);
+  return out;
+}
+
+// The capacity command's cost check (sim/cost.h): its estimate in CPU seconds.
+double estimate_s(const std::vector<Profile>& profiles, const RecorderConfig& c, bool spread) {
+  return capacity_command_seconds(pointers(profiles), c, CapacityCriterion{}.max_seeds, spread);
+}
+
+CapacityRun capacity_all(const std::vector<Profile>& profiles, unsigned threads) {
+  RecorderConfig c = capacity_config();
   CapacityRun out;
   std::vector<const Profile*> ptrs;
   std::vector<CapacityQuery> queries;
@@ -119,6 +141,7 @@ CapacityRun capacity_all(const std::vector<Profile>& profiles, unsigned threads)
   for (auto& r : find_capacities(ptrs, queries, threads)) {  // as `capacity -p P -p Q ...` runs them
     out.runs += r->runs, out.wasted += r->wasted_runs, out.threads = r->threads, out.simulated += r->simulated_s;
     out.answers.push_back(r->best);
+    for (const auto& cand : r->candidates) out.max_seeds = std::max(out.max_seeds, cand.seeds);
   }
   out.wall = wall() - t;
   out.cpu = cpu() - cpu0;
@@ -131,9 +154,13 @@ void capacity_all() {
     if (!info.layer || *info.layer == Layer::Device) profiles.push_back(must_load(info.name));
   CapacityRun all = capacity_all(profiles, 0), one = capacity_all(profiles, 1);
   fmt::print("capacity, {} built-in profiles, 1.5 h, P(>=1 overrun) < 5 %: {:.2f} s wall on {} threads, {:.2f} s CPU "
-             "(CPU/wall {:.2f}; {} recordings + {} discarded, {:.3g} simulated s per wall second; target < 2 s)\n",
-             profiles.size(), all.wall, all.threads, all.cpu, all.cpu / all.wall, all.runs, all.wasted,
+             "(CPU/wall {:.2f}; seeds used: {} recordings + {} discarded, at most {} seeds per candidate; {:.3g} "
+             "simulated s per wall second; target < 2 s)\n",
+             profiles.size(), all.wall, all.threads, all.cpu, all.cpu / all.wall, all.runs, all.wasted, all.max_seeds,
              all.simulated / all.wall);
+  double est = estimate_s(profiles, capacity_config(), false);
+  fmt::print("  the cost check's estimate (sim/cost.h): {:.2f} s of CPU, {:.2f}x the CPU measured\n", est,
+             est / all.cpu);
   fmt::print("  the same on 1 thread: {:.2f} s wall, {:.2f} s CPU (speed-up {:.2f}x); answers {}\n", one.wall, one.cpu,
              one.wall / all.wall, one.answers == all.answers ? "identical" : "DIFFER (a bug: seeds are seeds)");
   critical.push_back(must_load("samsung-870qvo-4t"));
@@ -144,6 +171,33 @@ void capacity_all() {
              c_one.answers == c_all.answers ? "identical" : "DIFFER (a bug)");
 }
 
+// The cost check's estimate per search against the CPU time it took (one
+// thread, so CPU time is the search's own), with the full-length recordings
+// it simulated: what sim/cost.h's constants are calibrated on.
+void cost_per_search() {
+  RecorderConfig c = capacity_config();
+  double est_all = 0, cpu_all = 0;
+  for (const auto& info : builtin_profiles()) {
+    if (info.layer && *info.layer != Layer::Device) continue;
+    Profile p = must_load(info.name);
+    CapacityQuery q;
+    q.base = c;
+    q.threads = 1;
+    double t = cpu();
+    auto r = find_capacity(p, q);
+    double dt = std::max(cpu() - t, 1e-6);
+    SearchEstimate e = estimate_capacity_search(p, c, q.criterion.max_seeds, false);
+    double est = e.cpu_seconds();
+    est_all += est, cpu_all += dt;
+    fmt::print("  {:<32} stalls {:d}: estimate {:7.3f} s ({:.0f} recordings of {:.3g} steps), measured {:7.3f} s CPU "
+               "({} runs, {:.1f} full-length), ratio {:.2f}; {:.3g} steps per CPU second\n",
+               info.name, r->stalls, est, e.recordings, e.one.steps(), dt, r->runs, r->simulated_s / c.duration_s,
+               est / dt, e.one.steps() * (r->simulated_s / c.duration_s) / dt);
+  }
+  fmt::print("cost check per search, 1.5 h, 48 kHz x 24-bit W64, 1 MiB: estimate {:.2f} s, measured {:.2f} s CPU, "
+             "ratio {:.2f}\n", est_all, cpu_all, est_all / cpu_all);
+}
+
 struct SpreadTiming {
   double wall = 0, cpu = 0;
   SpreadCost cost;
@@ -152,12 +206,17 @@ struct SpreadTiming {
 
 // `capacity --sort` with the spread, as the command runs it: the nominal
 // searches, then the spread's stages (sim/capacity_spread.h).
-SpreadTiming buyers_table(const std::vector<Profile>& profiles, SpreadShortcuts sc) {
+RecorderConfig buyers_config() {
   RecorderConfig c;
   c.stream = {1, 48000, 16, false};
   c.format = FormatKind::W64;
   c.buffer_bytes = 1ull << 20;
   c.duration_s = 7200;
+  return c;
+}
+
+SpreadTiming buyers_table(const std::vector<Profile>& profiles, SpreadShortcuts sc) {
+  RecorderConfig c = buyers_config();
   std::vector<const Profile*> ptrs;
   std::vector<CapacityQuery> queries;
   for (const auto& p : profiles) {
@@ -200,6 +259,13 @@ void spread_tables() {
              "W64, 1 MiB: {:.2f} s wall, {:.2f} s CPU (CPU/wall {:.2f}; {} spread searches, {} answers reused, {} "
              "recordings; target < 2 s)\n",
              table.size(), all.wall, all.cpu, all.cpu / all.wall, all.cost.searches, all.cost.reused, all.cost.runs);
+  fmt::print("  per search: {:.1f} full-length recordings' worth simulated ({:.0f} virtual s)\n",
+             all.cost.simulated_s / buyers_config().duration_s / static_cast<double>(all.cost.searches),
+             all.cost.simulated_s / static_cast<double>(all.cost.searches));
+  double est = estimate_s(table, buyers_config(), true);
+  fmt::print("  the cost check's estimate (sim/cost.h): {:.1f} s of CPU, {:.2f}x the CPU measured (refused over {:.0f} "
+             "s)\n",
+             est, est / all.cpu, kMaxSeconds);
   std::vector<Profile> one = {must_load("rpi4-buster-ultrafit-exfat")};
   SpreadTiming fast = buyers_table(one, {}), plain = buyers_table(one, SpreadShortcuts::none());
   fmt::print("  rpi4-buster-ultrafit-exfat with its range ({:g}-{:g} channels, most likely {:g}): {:.2f} s wall, {:.2f} "
@@ -223,5 +289,6 @@ int main(int argc, char** argv) {
   }
   if (only.empty() || only == "capacity") capacity_all();
   if (only.empty() || only == "spread") spread_tables();
+  if (only == "cost") cost_per_search();
   return 0;
 }

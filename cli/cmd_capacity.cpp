@@ -149,13 +149,14 @@ Handler setup_capacity(CLI::App& sub) {
       "  streamdisk capacity -p usrp-2974 --find sample-rate -c 2 -b 16 --buffer 256MiB -d 10min\n"
       "  streamdisk capacity -p crio-9014 --find buffer -c 4 -r 51.2k -b 32 -d 20min\n"
       "  streamdisk capacity -p 'rpi4-bullseye+exfat-kernel+*' -p 'rpi4-buster+exfat-fuse+*' -r 48k -b 16 -f w64 \\\n"
-      "      -d 2h --sort          # a buyer's table: which stick, with ranges\n\n"
+      "      -d 2h --sort          # a buyer's table with ranges (~1.5 min of CPU)\n\n"
       "Spread: the profiles' estimated parameters carry ranges (docs/profiles.md, 'Ranges'); each search\n"
       "is repeated with each at either end of its range, then at the two corners (corner bounds, 2k + 3\n"
       "searches for k parameters, the same seeds), and the answer is shown as a range with the most likely\n"
       "value, naming the parameter that moves it most and the characterize step that measures it. The\n"
       "spread's searches take shortcuts that keep their answers (the most likely value is not searched\n"
-      "again, identical profiles once, seeds stop once a verdict is certain; docs/capacity.md).");
+      "again, identical profiles once, seeds stop once a verdict is certain, a seed's verdict carries over\n"
+      "between channel counts; docs/capacity.md). Requests estimated at over 10 min of CPU are refused.");
   return [a] {
     CapacityTarget target;
     if (a->find == "channels") target = CapacityTarget::Channels;
@@ -195,14 +196,8 @@ Handler setup_capacity(CLI::App& sub) {
     if (!cfg) return bad_input(cfg.message());
     std::vector<const Profile*> all;
     for (const auto& p : profiles) all.push_back(&p);
-    // The spread adds 2k + 2 searches per profile, each started at a known answer.
-    std::vector<const Profile*> spread;
-    if (!a->no_spread)
-      for (const Profile* p : all)
-        for (size_t i = 0; i < 2 + 2 * ranged_params(*p).size(); ++i) spread.push_back(p);
-    if (auto st = check_capacity_cost(all, *cfg, a->seeds); !st.ok()) return bad_input(st.message());
-    if (auto st = check_capacity_cost(all, *cfg, a->seeds, {}, 30, spread); !st.ok())
-      return bad_input(st.message() + " (with the spread: 2k + 2 more searches per profile; --no-spread runs one)");
+    if (auto st = check_capacity_cost(all, *cfg, crit.max_seeds, !a->no_spread); !st.ok())
+      return bad_input(st.message());
     bool tty = isatty(STDERR_FILENO) != 0;
     std::vector<CapacityQuery> queries;
     std::vector<const Profile*> ptrs;

@@ -29,6 +29,15 @@ struct SeedOutcome {
   std::string reason;
   double first_overrun_s = -1;
   double simulated_s = 0;  // virtual seconds the run lasted (0: not run)
+  bool ran = false;        // simulated (not inferred, not skipped)
+  bool inferred = false;   // taken from the seed's runs at other candidates (CapacityQuery::same_seeds)
+};
+
+// What one seed's runs said (CapacityQuery::same_seeds): clean up to
+// `clean_at` channels, overrunning from `fail_at` on (with that run's outcome).
+struct SeedMemo {
+  double clean_at = -INFINITY, fail_at = INFINITY;
+  SeedOutcome fail;
 };
 
 class Searcher {
@@ -36,6 +45,7 @@ class Searcher {
   Searcher(const Profile& p, const CapacityQuery& q)
       : p_(p), q_(q), pool_(q.threads), stalls_(has_stalls(p)) {
     max_seeds_ = stalls_ ? std::max(1, q.criterion.max_seeds) : 1;
+    if (stalls_ && q.same_seeds && q.target == CapacityTarget::Channels) memo_.resize(static_cast<size_t>(max_seeds_));
   }
 
   // Runs seeds 1, 2, ... in parallel and consumes them in order until the
@@ -43,14 +53,28 @@ class Searcher {
   // prefetch() already ran is taken from there.
   CandidateStats evaluate(double value, const RecorderConfig& cfg) {
     std::vector<SeedOutcome> seeds(static_cast<size_t>(max_seeds_));
-    auto work = [&](size_t i) { seeds[i] = run_seed(cfg, i + 1); };
+    // memo_ is only read while the pool runs, and updated after it.
+    auto work = [&](size_t i) {
+      if (!memo_.empty()) {
+        const SeedMemo& m = memo_[i];
+        if (value <= m.clean_at || value >= m.fail_at) {
+          SeedOutcome o = value <= m.clean_at ? SeedOutcome{} : m.fail;
+          o.ran = false, o.inferred = true, o.simulated_s = 0;
+          seeds[i] = o;
+          return;
+        }
+      }
+      seeds[i] = run_seed(cfg, i + 1);
+    };
     const CapacityCriterion& cr = q_.criterion;
     CandidateStats st;
     st.value = value;
     int verdict = -1;  // certain before the bounds settled (verdict_only)
+    uint64_t inferred = 0;
     auto consume = [&](size_t i) {
       const SeedOutcome& o = seeds[i];
       ++st.seeds;
+      inferred += o.inferred;
       if (o.fail) {
         ++st.seeds_with_overrun;
         if (st.reason.empty()) st.reason = o.reason, st.first_overrun_s = o.first_overrun_s;
@@ -69,8 +93,18 @@ class Searcher {
       consume(0);
       ++runs_;
     } else {
-      runs_ += pool_.run(seeds.size(), work, consume);
+      size_t consumed = pool_.run(seeds.size(), work, consume);
+      runs_ += consumed - inferred;
+      inferred_ += inferred;
       for (const auto& o : seeds) simulated_s_ += o.simulated_s;  // also runs finished but not consumed
+      // Consumed seeds only: which others finished depends on the threads' timing.
+      for (size_t i = 0; i < std::min(consumed, memo_.size()); ++i) {
+        const SeedOutcome& o = seeds[i];
+        if (!o.ran || o.config_error) continue;
+        SeedMemo& m = memo_[i];
+        if (!o.fail) m.clean_at = std::max(m.clean_at, value);
+        else if (value < m.fail_at) m.fail_at = value, m.fail = o;
+      }
     }
     if (!stalls_ || seeds[0].config_error) {  // one run is the exact answer
       bool fail = st.seeds_with_overrun > 0;
@@ -141,6 +175,7 @@ class Searcher {
   bool stalls() const { return stalls_; }
   int max_seeds() const { return max_seeds_; }
   uint64_t runs() const { return runs_; }
+  uint64_t inferred() const { return inferred_; }
   double simulated_s() const { return simulated_s_; }
   uint64_t wasted() const { return pool_.wasted() - spec_unconsumed_ + ahead_.size(); }
   unsigned threads() const { return pool_.threads(); }
@@ -152,8 +187,9 @@ class Searcher {
   SeedPool pool_;
   bool stalls_;
   int max_seeds_;
-  uint64_t runs_ = 0;
+  uint64_t runs_ = 0, inferred_ = 0;
   std::vector<CandidateStats> candidates_;
+  std::vector<SeedMemo> memo_;  // by seed - 1; empty unless CapacityQuery::same_seeds applies
   std::map<double, SeedOutcome> ahead_;  // prefetched single-run outcomes not yet asked for
   uint64_t spec_unconsumed_ = 0;         // prefetched runs the pool counts as wasted
   double simulated_s_ = 0;               // virtual seconds of every run, wasted ones included
@@ -167,6 +203,7 @@ class Searcher {
     VirtualClock clock;
     auto r = run_recorder(dev, clock, c);
     SeedOutcome o;
+    o.ran = true;
     if (r) o.simulated_s = std::max(0.0, r->end_s);
     if (!r) {
       o.fail = o.config_error = true;
@@ -458,6 +495,7 @@ Result<CapacityResult> find_capacity(const Profile& p, const CapacityQuery& q) {
   out.stalls = s.stalls();
   out.max_seeds = s.max_seeds();
   out.runs = s.runs();
+  out.inferred_seeds = s.inferred();
   out.wasted_runs = s.wasted();
   out.simulated_s = s.simulated_s();
   out.threads = s.threads();

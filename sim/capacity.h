@@ -72,6 +72,16 @@ struct CapacityQuery {
   // even before its bounds settle. `best` is exactly the full rule's; the
   // candidates' statistics, the band and the probes then rest on fewer seeds.
   bool verdict_only = false;
+  // Common random numbers (the spread's searches, channels only): seed s
+  // draws the same pauses at every candidate, so a seed clean at c channels
+  // is taken as clean at fewer, and one that overran at c as overrunning at
+  // more, without running it again. Exact for `best` as long as no single
+  // seed does better with more channels (a verdict monotone per seed, the
+  // search's own assumption made per seed); tests/unit/capacity_spread_test
+  // compares it with the plain computation on every built-in profile. The
+  // candidates' statistics then count inferred seeds, and a failing
+  // candidate's reason may come from a seed's run at more channels.
+  bool same_seeds = false;
   // A channel search on a profile without random stalls aims each candidate
   // from the failing runs' first-overrun times (the time to the first overrun
   // falls as channels grow: 1 / time is close to linear in the channel count,
@@ -120,6 +130,7 @@ struct CapacityResult {
   bool stalls = false;           // the profile has random stalls (seeds matter)
   int max_seeds = 1;             // seeds a candidate may use: 1 without stalls
   uint64_t runs = 0;             // simulations counted
+  uint64_t inferred_seeds = 0;   // seeds counted without a run (CapacityQuery::same_seeds)
   uint64_t wasted_runs = 0;      // run in parallel but never needed (a settled candidate's extra seeds,
                                  // a speculative candidate the search did not ask for)
   double simulated_s = 0;        // virtual seconds simulated, wasted runs included

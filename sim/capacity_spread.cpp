@@ -69,7 +69,11 @@ class Stages {
         cq.verdict_only = sc_.verdict_only;
         // Only where a non-monotone verdict can come from seeds near the level (covered by the band),
         // and only for whole numbers (sim/capacity_spread.h).
-        if (near && sc_.near_start && stalls_[i] && cq.target == CapacityTarget::Channels) cq.guess = guess(i, j);
+        if (near && sc_.near_start && stalls_[i] && cq.target == CapacityTarget::Channels) {
+          cq.guess = guess(i, j);
+          // Above the known answer first: its seeds' clean runs settle most of the answer's.
+          if (sc_.same_seeds && cq.guess > 0) cq.same_seeds = true, cq.guess += 1;
+        }
         slots.push_back({i, j, ps.size(), std::move(key)});
         ps.push_back(&q);
         qs.push_back(std::move(cq));
@@ -78,7 +82,7 @@ class Stages {
     auto results = find_capacities(ps, qs, threads_);
     cost_.searches += ps.size();
     for (const auto& r : results)
-      if (r) cost_.runs += r->runs;
+      if (r) cost_.runs += r->runs, cost_.simulated_s += r->simulated_s;
     for (const Slot& s : slots) {
       if (!results[s.batch]) return R::error(results[s.batch].message());
       double a = answer_of(*results[s.batch]);

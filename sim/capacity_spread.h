@@ -5,7 +5,7 @@
 //
 // The searches are the costly part (a profile with random stalls needs 59 to
 // 200 full-length seeds at the candidates around its answer), so by default
-// the spread takes four shortcuts; each leaves the answers as they were:
+// the spread takes five shortcuts; each leaves the answers as they were:
 //
 //   reuse       the nominal answer comes from the caller's own search, and a
 //               profile whose ranged values equal one already searched (a
@@ -34,6 +34,18 @@
 //               capacity_spread_test.cpp and bench/sim_bench spread compare
 //               both ways on the built-in profiles.
 //
+//   same seeds  (with near start) a seed's verdicts carry over between the
+//               candidates of one search: clean at c channels means clean at
+//               fewer, an overrun at c means one at more
+//               (CapacityQuery::same_seeds). The search then starts one above
+//               the known answer: the candidate above the answer is the one
+//               that needs the most seeds (its P lies just over the level),
+//               and every seed clean there is clean at the answer too, so the
+//               answer itself costs few new runs. Exact as long as no seed
+//               does better with more channels (the monotonicity the search
+//               assumes, per seed); compared with the plain computation on
+//               every built-in profile (tests).
+//
 // SpreadShortcuts turns them off one by one: all off is the plain
 // computation (propagate() over find_capacities), which tests compare with.
 #pragma once
@@ -51,13 +63,15 @@ struct SpreadShortcuts {
   bool no_probes = true;
   bool verdict_only = true;
   bool near_start = true;
-  static SpreadShortcuts none() { return {false, false, false, false}; }
+  bool same_seeds = true;
+  static SpreadShortcuts none() { return {false, false, false, false, false}; }
 };
 
 struct SpreadCost {
   uint64_t searches = 0;  // find_capacity calls run
   uint64_t reused = 0;    // answers taken from an identical profile's search
   uint64_t runs = 0;      // recordings simulated (CapacityResult::runs summed)
+  double simulated_s = 0; // virtual seconds simulated (CapacityResult::simulated_s summed)
 };
 
 // The spread of profile i's answer under query i. `nominal`: the caller's own

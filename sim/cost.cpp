@@ -7,6 +7,8 @@
 
 #include "models/analytic.h"
 #include "models/units.h"
+#include "sim/capacity.h"
+#include "sim/spread.h"
 
 namespace sd {
 namespace {
@@ -15,6 +17,28 @@ double stall_draws(const LayerParams& lp, double bytes) {
   double interval = lp.get("stall_interval_mb") * 1e6;
   if (interval <= 0 || lp.get("stall_duration_ms") <= 0) return 0;
   return bytes / interval;
+}
+
+
+// The data rate at which a long pause in the writer's path (median x
+// e^(2 sigma), 1 in 40) fills the ring's room; infinity if none reaches it.
+double stall_room_rate(const Profile& p, const RecorderConfig& c) {
+  bool cached = !c.direct && p.params(Layer::Host).get("dirty_limit_bytes") > 0;
+  double block = static_cast<double>(c.block_bytes ? c.block_bytes : c.buffer_bytes / 2);
+  double room = std::max(static_cast<double>(c.buffer_bytes) - block, block);
+  double longest = 0;
+  for (Layer l : {Layer::Filesystem, Layer::Device}) {
+    const LayerParams& lp = p.params(l);
+    // Behind a page cache only a userspace driver's pauses block the writer's call.
+    if (cached && !(l == Layer::Filesystem && lp.get("userspace") != 0)) continue;
+    for (const char* pre : {"stall_", "stall2_"}) {
+      std::string k = pre;
+      double median = lp.get(k + "duration_ms") * 1e-3;
+      if (median <= 0 || (lp.get(k + "interval_mb") <= 0 && lp.get(k + "period_ms") <= 0)) continue;
+      longest = std::max(longest, median * std::exp(2 * lp.get(k + "duration_sigma")));
+    }
+  }
+  return longest > 0 ? room / longest : INFINITY;
 }
 
 }  // namespace
@@ -93,39 +117,54 @@ Status check_cost(const RunCost& one, double runs, const std::string& runs_text)
   return {};
 }
 
-Status check_capacity_cost(const std::vector<const Profile*>& profiles, const RecorderConfig& base, int seeds,
-                           const ModelOptions& mo, int candidates, const std::vector<const Profile*>& spread) {
-  double steps = 0, runs = 0;
-  RunCost worst;
-  std::vector<std::pair<const Profile*, int>> searches;
-  for (const Profile* p : profiles) searches.emplace_back(p, candidates);
-  for (const Profile* p : spread) searches.emplace_back(p, kSpreadCandidates);
-  for (const auto& [p, search_candidates] : searches) {
-    // A search's recordings write at most what the device takes in the
-    // duration; passing candidates write about that much.
-    double block = static_cast<double>(base.block_bytes ? base.block_bytes : base.buffer_bytes / 2);
-    double rate = write_rate(*p, std::max(block, 4096.0), Phase::Sustained, base.direct);
-    RecorderConfig c = base;
-    double per_ch = std::max(1.0, c.stream.bytes_per_second() / std::max<uint32_t>(1, c.stream.channels));
-    if (std::isfinite(rate) && rate > 0) c.stream.channels = static_cast<uint32_t>(std::clamp(rate / per_ch, 1.0, 1e6));
-    RunCost one = estimate_recording(*p, c, mo);
-    bool stalls = false;
-    for (Layer l : {Layer::Filesystem, Layer::Device})
-      stalls |= p->params(l).get("stall_interval_mb") > 0 && p->params(l).get("stall_duration_ms") > 0;
-    double n = static_cast<double>(search_candidates) * (stalls ? std::max(1, seeds) : 1);
-    runs += n;
-    steps += n * one.steps();
-    if (one.steps() > worst.steps()) worst = one;
-    if (Status st = check_cost(one); !st.ok()) return Status::error(fmt::format("profile '{}': {}", p->name, st.message()));
+
+SearchEstimate estimate_capacity_search(const Profile& p, const RecorderConfig& base, int max_seeds,
+                                        bool spread_search, const ModelOptions& mo) {
+  double block = static_cast<double>(base.block_bytes ? base.block_bytes : base.buffer_bytes / 2);
+  double rate = std::min(write_rate(p, std::max(block, 4096.0), Phase::Sustained, base.direct), stall_room_rate(p, base));
+  RecorderConfig c = base;
+  double per_ch = std::max(1.0, c.stream.bytes_per_second() / std::max<uint32_t>(1, c.stream.channels));
+  if (std::isfinite(rate) && rate > 0) c.stream.channels = static_cast<uint32_t>(std::clamp(rate / per_ch, 1.0, 1e6));
+  SearchEstimate e;
+  e.one = estimate_recording(p, c, mo);
+  if (has_stalls(p))
+    e.recordings = std::max(1, max_seeds) * (spread_search ? kStallSpreadSearchSeedShare : kStallSearchSeedShare);
+  else
+    e.recordings = kPlainSearchRecordings;  // the spread's searches start from the analytic rate too
+  return e;
+}
+
+double SearchEstimate::cpu_seconds() const { return steps() / kSearchStepsPerSecond; }
+
+double capacity_command_seconds(const std::vector<const Profile*>& profiles, const RecorderConfig& base,
+                                int max_seeds, bool spread, const ModelOptions& mo) {
+  double s = 0;
+  for (const Profile* p : profiles) {
+    s += estimate_capacity_search(*p, base, max_seeds, false, mo).cpu_seconds();
+    if (spread)
+      s += static_cast<double>(2 + 2 * ranged_params(*p).size()) *
+           estimate_capacity_search(*p, base, max_seeds, true, mo).cpu_seconds();
   }
-  if (!(steps <= kMaxSteps))
+  return s;
+}
+
+Status check_capacity_cost(const std::vector<const Profile*>& profiles, const RecorderConfig& base, int max_seeds,
+                           bool spread, const ModelOptions& mo) {
+  double searches = 0;
+  for (const Profile* p : profiles) {
+    SearchEstimate e = estimate_capacity_search(*p, base, max_seeds, false, mo);
+    if (Status st = check_cost(e.one); !st.ok()) return Status::error(fmt::format("profile '{}': {}", p->name, st.message()));
+    searches += 1 + (spread ? static_cast<double>(2 + 2 * ranged_params(*p).size()) : 0);
+  }
+  double seconds = capacity_command_seconds(profiles, base, max_seeds, spread, mo);
+  if (!(seconds <= kMaxSeconds))
     return Status::error(fmt::format(
-        "this search would take {} ({:.3g} recordings: {} profile(s) x up to {} seed(s) x ~{} candidates{}); the "
-        "limit is {}: give fewer profiles (a narrower glob) or fewer --seeds, or a shorter --duration",
-        eta_text(steps), runs, profiles.size(), std::max(1, seeds), candidates,
-        spread.empty() ? std::string()
-                       : fmt::format(", and {} spread searches x ~{} candidates", spread.size(), kSpreadCandidates),
-        format_duration(kMaxSeconds)));
+        "this search would take {} of CPU ({} profile(s), {:.0f} searches{}, up to {} seed(s) per candidate with "
+        "random stalls); the limit is {}: give fewer profiles (a narrower glob), fewer --seeds, a shorter "
+        "--duration{}",
+        seconds > 3.15e9 ? "longer than a century" : "about " + format_duration(seconds), profiles.size(), searches,
+        spread ? " with the spread's 2k + 2 per profile" : "", std::max(1, max_seeds), format_duration(kMaxSeconds),
+        spread ? ", or --no-spread (one search per profile)" : ""));
   return {};
 }
 

@@ -52,18 +52,55 @@ RunCost estimate_recording(const Profile& p, const RecorderConfig& cfg, const Mo
 // that factor comes from, for the message.
 Status check_cost(const RunCost& one, double runs = 1, const std::string& runs_text = "");
 
-// Candidates a spread search runs per seed: it starts at a known answer
-// (sim/capacity_spread.h), so about the answer, its neighbour and one more.
-inline constexpr int kSpreadCandidates = 3;
+// A capacity search's expected work, calibrated against measured searches
+// (bench/sim_bench cost: the estimate against the CPU time measured, printed
+// as a ratio). A search costs about `recordings` full-length recordings of
+// `one`, the recording at the rate its answer is expected near: the analytic
+// sustained rate, or lower when pauses reach the writer (a userspace driver's,
+// or any with O_DIRECT): a long pause (median x e^(2 sigma)) must fit in the
+// ring's room, (buffer - block) / rate. Failing candidates stop at their first
+// overrun, so the recordings are counted in full-length equivalents.
+struct SearchEstimate {
+  double recordings = 0;  // full-length recordings of `one`
+  RunCost one;
+  double steps() const { return recordings * one.steps(); }
+  double cpu_seconds() const;  // at kSearchStepsPerSecond
+};
 
-// The same for a whole capacity search over `profiles` with `seeds` seeds
-// each (1 for profiles without stalls): the capacity command calls it before
-// searching. `candidates` is the number of recordings one search runs per seed.
-// `spread`: the spread's further searches (a profile once per search), at
-// kSpreadCandidates candidates each.
-Status check_capacity_cost(const std::vector<const Profile*>& profiles, const RecorderConfig& base, int seeds,
-                           const ModelOptions& mo = {}, int candidates = 30,
-                           const std::vector<const Profile*>& spread = {});
+// Model steps a capacity search's recordings take per CPU second: 2-3e7
+// measured over the built-in profiles' searches (bench/sim_bench cost; 6e7 on
+// exfat-fuse's many small requests), more than simulate's kStepsPerSecond
+// (4 KiB writes through every layer).
+inline constexpr double kSearchStepsPerSecond = 2e7;
+
+// Full-length recordings per search, measured (bench/sim_bench cost and
+// spread): a search with random stalls runs up to max_seeds seeds at its
+// answer and at the next candidate, most of them whole (document 003's stack,
+// 1.5 h at 24 bits: 196 runs, 184 recordings' worth, at max_seeds 200); a
+// spread's search starts next to a known answer, stops seeds once the verdict
+// is certain and carries seeds' verdicts between candidates. Without stalls a
+// search is one run per candidate, most of them stopped early or settled by
+// free space (1-3 recordings' worth; 8 for samsung-870qvo-4t's cache cliff).
+inline constexpr double kStallSearchSeedShare = 1.0;        // x max_seeds
+inline constexpr double kStallSpreadSearchSeedShare = 0.7;  // x max_seeds
+inline constexpr double kPlainSearchRecordings = 3;
+
+// One search of `base` (the searched quantity aside) on `p` with seeds up to
+// `max_seeds` (the criterion's); `spread_search`: one of the spread's searches
+// (sim/capacity_spread.h).
+SearchEstimate estimate_capacity_search(const Profile& p, const RecorderConfig& base, int max_seeds,
+                                        bool spread_search, const ModelOptions& mo = {});
+
+// The estimate for the whole `capacity` command: a search per profile and,
+// with `spread`, the spread's 2k + 2 further searches per profile (k: the
+// profile's ranged parameters), in CPU seconds.
+double capacity_command_seconds(const std::vector<const Profile*>& profiles, const RecorderConfig& base, int max_seeds,
+                              bool spread, const ModelOptions& mo = {});
+
+// Refuses the command when that estimate is over the limit (or one recording
+// is), with the reason and the option to change.
+Status check_capacity_cost(const std::vector<const Profile*>& profiles, const RecorderConfig& base, int max_seeds,
+                           bool spread, const ModelOptions& mo = {});
 
 // Human figure for a duration estimate: "about 3 h".
 std::string eta_text(double steps);

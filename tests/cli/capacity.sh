@@ -59,4 +59,17 @@ expect_bad_input "bad buffer" "--buffer" -- capacity -p usrp-2974 --buffer lots
 expect_bad_input "level out of range" "--max-overrun-probability '150%'" -- capacity -p usrp-2974 --max-overrun-probability 150%
 expect_bad_input "confidence out of range" "--confidence '0.3'" -- capacity -p usrp-2974 --confidence 0.3
 "$STREAMDISK" capacity --help | grep -q "Examples:" || fail "--help has no examples"
+
+# Every --help example passes the cost check (sim/cost.h): a refusal comes at
+# once (exit 2 before any search), so an example still searching after 3 s
+# was accepted; the buyer's table (18 stacks with the spread) among them.
+examples=$("$STREAMDISK" capacity --help | sed -n '/^Examples:/,/^$/p' | sed 1d |
+  sed -e ':a' -e '/\\$/N; s/\\\n//; ta' | sed 's/#.*//; s/^ *streamdisk //')
+[ "$(printf '%s\n' "$examples" | grep -c "rpi4-bullseye+exfat-kernel+\*.*--sort")" -eq 1 ] ||
+  fail "the buyer's-table example is missing from --help: $examples"
+while IFS= read -r ex; do
+  [ -n "$ex" ] || continue
+  err=$(eval "timeout 3 \"\$STREAMDISK\" $ex --threads 1" 2>&1 >/dev/null); rc=$?
+  [ "$rc" -eq 0 ] || [ "$rc" -eq 124 ] || fail "--help example refused (exit $rc): $ex: $err"
+done <<<"$examples"
 finish

@@ -173,3 +173,23 @@ TEST_CASE("aimed channel search: the plain bracket and bisection's answers on ev
   INFO("aimed " << aimed_runs << " runs, plain " << plain_runs);
   CHECK(aimed_runs < plain_runs);
 }
+
+TEST_CASE("capacity spread: seeds carried between candidates give the same runs on one thread and on four",
+          "[capacity][spread][threads]") {
+  // CapacityQuery::same_seeds takes only consumed seeds' verdicts, so what a
+  // search runs does not depend on which threads finished first.
+  Profile p = builtin("rpi4-buster-ultrafit-exfat");
+  CapacityQuery q;
+  q.base = recording(5);
+  q.base.stream.sample_bits = 16;
+  std::vector<const Profile*> ptrs = {&p};
+  std::vector<CapacityQuery> qs = {q};
+  auto nominal = find_capacities(ptrs, qs, 1);
+  SpreadCost one_cost, four_cost;
+  auto one = capacity_spreads(ptrs, qs, &nominal, 1, {}, &one_cost);
+  auto four = capacity_spreads(ptrs, qs, &nominal, 4, {}, &four_cost);
+  REQUIRE(one.ok());
+  REQUIRE(four.ok());
+  same_spread((*one)[0], (*four)[0]);
+  CHECK(one_cost.runs == four_cost.runs);
+}

@@ -1,0 +1,103 @@
+// capacity's cost check (sim/cost.h) against the work searches really do:
+// the estimate's full-length recordings against the virtual seconds the
+// searches simulated, and the command's examples accepted. Virtual time only
+// (no wall-clock figure: bench/sim_bench prints estimate / CPU measured).
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "models/profile.h"
+#include "sim/capacity.h"
+#include "sim/capacity_spread.h"
+#include "sim/cost.h"
+
+using namespace sd;
+
+namespace {
+
+Profile builtin(const std::string& spec) {
+  auto p = load_profile(spec);
+  REQUIRE(p.ok());
+  return *p;
+}
+
+// 48 kHz x 16-bit W64 in a 1 MiB ring, as capacity --help's buyer's table.
+RecorderConfig recording(double seconds) {
+  RecorderConfig c;
+  c.stream = {1, 48000, 16, false};
+  c.format = FormatKind::W64;
+  c.buffer_bytes = 1 << 20;
+  c.duration_s = seconds;
+  return c;
+}
+
+// The bytes the estimate expects a search to write, against the bytes it
+// wrote (virtual seconds simulated x the data rate at the answer): within a
+// factor of 3 either way.
+void near_the_work(double estimated_bytes, double simulated_s, double answer_channels, const RecorderConfig& c) {
+  double written = simulated_s * answer_channels * c.stream.bytes_per_second();
+  INFO("estimated " << estimated_bytes / 1e9 << " GB, written about " << written / 1e9 << " GB");
+  CHECK(estimated_bytes < 3 * written);
+  CHECK(estimated_bytes > written / 3);
+}
+
+}  // namespace
+
+TEST_CASE("capacity cost: the estimate follows a search's work with and without random stalls", "[capacity][cost]") {
+  RecorderConfig c = recording(1200);
+  for (const char* name : {"rpi4-buster-ultrafit-exfat", "rpi4-bullseye-extremego-exfat"}) {
+    INFO(name);
+    Profile p = builtin(name);
+    CapacityQuery q;
+    q.base = c;
+    auto r = find_capacity(p, q);
+    REQUIRE(r.ok());
+    REQUIRE(r->found);
+    CHECK(r->stalls == (std::string(name) == "rpi4-buster-ultrafit-exfat"));
+    SearchEstimate e = estimate_capacity_search(p, c, q.criterion.max_seeds, false);
+    near_the_work(e.recordings * e.one.data_bytes, r->simulated_s, r->best, c);
+  }
+}
+
+TEST_CASE("capacity cost: the estimate follows the spread's searches on document 003's stack", "[capacity][cost]") {
+  RecorderConfig c = recording(1200);
+  Profile p = builtin("rpi4-buster-ultrafit-exfat");
+  CapacityQuery q;
+  q.base = c;
+  std::vector<const Profile*> ps = {&p};
+  std::vector<CapacityQuery> qs = {q};
+  auto nominal = find_capacities(ps, qs);
+  REQUIRE(nominal[0].ok());
+  SpreadCost cost;
+  auto sp = capacity_spreads(ps, qs, &nominal, 0, {}, &cost);
+  REQUIRE(sp.ok());
+  REQUIRE(cost.searches > 0);
+  SearchEstimate e = estimate_capacity_search(p, c, q.criterion.max_seeds, true);
+  // Per search, at the nominal answer's rate (the spread's answers lie around it).
+  near_the_work(e.recordings * e.one.data_bytes, cost.simulated_s / static_cast<double>(cost.searches),
+                (*sp)[0].nominal, c);
+}
+
+TEST_CASE("capacity cost: the buyer's table of capacity --help is accepted and a thousand seeds on every stack is not",
+          "[capacity][cost]") {
+  // streamdisk capacity -p 'rpi4-bullseye+exfat-kernel+*' -p 'rpi4-buster+exfat-fuse+*' -r 48k -b 16 -f w64 -d 2h --sort
+  auto specs = expand_profile_globs({"rpi4-bullseye+exfat-kernel+*", "rpi4-buster+exfat-fuse+*"});
+  REQUIRE(specs.ok());
+  std::vector<Profile> table;
+  for (const auto& s : *specs) table.push_back(builtin(s));
+  std::vector<const Profile*> ptrs;
+  for (const auto& p : table) ptrs.push_back(&p);
+  RecorderConfig c = recording(7200);
+  INFO("estimate: " << capacity_command_seconds(ptrs, c, 200, true) << " s of CPU");
+  CHECK(check_capacity_cost(ptrs, c, 200, true).ok());
+  // The same with 1000 seeds over every stack of every layer is far over the limit.
+  auto all = expand_profile_globs({"*+*+*"});
+  REQUIRE(all.ok());
+  std::vector<Profile> every;
+  for (const auto& s : *all) every.push_back(builtin(s));
+  std::vector<const Profile*> every_ptr;
+  for (const auto& p : every) every_ptr.push_back(&p);
+  Status st = check_capacity_cost(every_ptr, recording(5400), 1000, true);
+  REQUIRE_FALSE(st.ok());
+  CHECK_THAT(st.message(), Catch::Contains("this search would take"));
+}
