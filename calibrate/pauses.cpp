@@ -294,9 +294,13 @@ StallModelFit fit_stall_model(const std::vector<PauseScan>& scans) {
   // Did writes paced like a recorder's meet the pauses that flat-out writes
   // met? Expected count in the paced traces from the fitted arrivals (which
   // include the paced traces' own counts, so the expectation errs low).
-  // A paced pause counts as one of them if it could be as long as the
-  // shorter flat-out ones (its excess plus the idle time before it, which a
-  // pause may have taken partway): a few ms of scheduling jitter is not one.
+  // A paced pause counts as one of them if its excess is at least half the
+  // shorter flat-out pauses (the 10th percentile): scheduling jitter of a few
+  // ms is not one. A paced writer idles between writes, so it meets a
+  // time-triggered pause partway: it shows at least half of one that long
+  // only if the pause began at most that long before the write, so the
+  // expectation for time-triggered pauses is scaled by that share of the
+  // trace's write period. A byte-triggered pause lies inside a write.
   std::vector<PauseScan> busy;
   std::vector<double> flat_lengths;
   for (const auto& s : scans)
@@ -310,11 +314,13 @@ StallModelFit fit_stall_model(const std::vector<PauseScan>& scans) {
   double shortest = flat_lengths[flat / 10];  // the 10th percentile
   double expected = 0;
   for (const auto& s : scans) {
-    if (!s.paced) continue;
-    for (const auto& p : s.pauses) seen += p.excess_s + p.idle_before_s >= shortest;
+    if (!s.paced || s.writes == 0) continue;
+    for (const auto& p : s.pauses) seen += p.excess_s >= shortest / 2;
+    double period = s.seconds / static_cast<double>(s.writes);
+    double shows = period > 0 ? std::min(1.0, shortest / 2 / period) : 1.0;
     for (const auto& p : f.pops)
       expected += (p.interval_mb > 0 ? s.bytes / 1e6 / p.interval_mb : 0) +
-                  (p.period_ms > 0 ? s.seconds * 1e3 / p.period_ms : 0);
+                  (p.period_ms > 0 ? shows * s.seconds * 1e3 / p.period_ms : 0);
   }
   if (expected < 3 || poisson_cdf(seen, expected) >= 0.01) return f;
   // They did not: a cache between the writer and the pauses absorbs them at a
@@ -328,7 +334,7 @@ StallModelFit fit_stall_model(const std::vector<PauseScan>& scans) {
                  fmt::format("stalls: paced writes met {} pause(s) of {:.0f} ms or more where the flat-out ones' "
                              "rate predicts {:.1f} (P = {:.2g}): the pauses are behind a cache the paced writes did not fill, so they are "
                              "the device's (fitted from the {} flat-out trace(s) only), not the writer's call's",
-                             seen, shortest * 1e3, expected, poisson_cdf(seen, expected), busy.size()));
+                             seen, shortest / 2 * 1e3, expected, poisson_cdf(seen, expected), busy.size()));
   return g;
 }
 
