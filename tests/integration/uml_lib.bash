@@ -31,8 +31,9 @@ uml_vfat() {
     echo 'poweroff -f'
   } >"$g/init"
   chmod +x "$g/init"
-  # The guest's memory is a file in TMPDIR: keep it off the disk.
-  TMPDIR=/dev/shm timeout -k 5 120 linux.uml mem=256M "ubd0=$img" root=/dev/root rootfstype=hostfs rootflags=/ rw \
+  # The guest's memory is a file in TMPDIR: keep it off the disk; its pid file
+  # and control socket go in uml_dir (not ~/.uml).
+  TMPDIR=/dev/shm timeout -k 5 120 linux.uml mem=256M "uml_dir=$g" "ubd0=$img" root=/dev/root rootfstype=hostfs rootflags=/ rw \
     "init=$g/init" con=null </dev/null >"$g/console" 2>&1
   if ! read -r rc 2>/dev/null <"$g/rc"; then
     echo "user-mode Linux did not run the command: $(tail -3 "$g/console") $(cat "$g/guest.err")" >&2
