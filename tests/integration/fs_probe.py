@@ -76,6 +76,7 @@ def main(d):
     probe("fdatasync-dir", lambda: os.fdatasync(fd))
     probe("fsync-dir", lambda: os.fsync(fd))
     os.close(fd)
+    probe("statfs-namemax", lambda: str(os.statvfs(d).f_namemax))
     return 0
 
 

@@ -47,6 +47,7 @@ mtime-ns-after $1
 $2
 fdatasync-dir ok
 fsync-dir ok
+statfs-namemax 1530
 EOT
 }
 
