@@ -41,6 +41,7 @@ Semantics::Semantics(const Profile& p) {
   dos_chars_ = f.get("name_dos_chars") != 0;
   time_res_ns_ = static_cast<int64_t>(std::llround(f.get("time_resolution_us") * 1000));
   fallocate_ = static_cast<int>(f.get("fallocate"));
+  if (p.has(Layer::Filesystem)) blksize_ = userspace_ ? 4096 : static_cast<blksize_t>(f.get("cluster_bytes"));
 }
 
 // The VFS answers EPERM when a kernel driver lacks the inode operation;

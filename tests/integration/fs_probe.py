@@ -77,6 +77,7 @@ def main(d):
     probe("fsync-dir", lambda: os.fsync(fd))
     os.close(fd)
     probe("statfs-namemax", lambda: str(os.statvfs(d).f_namemax))
+    probe("blksize", lambda: str(os.stat(f).st_blksize))
     return 0
 
 

@@ -48,6 +48,7 @@ $2
 fdatasync-dir ok
 fsync-dir ok
 statfs-namemax 1530
+blksize 32768
 EOT
 }
 
@@ -56,7 +57,7 @@ real_probe() {
   local fs=$1 img=$WORK/real-$1.img dir=$WORK/real-$1
   mkdir -p "$dir" && truncate -s 64M "$img" || return 1
   case $fs in
-    ext4) mkfs.ext4 -q -F "$img" && mount -o loop "$img" "$dir" || return 1 ;;
+    ext4) mkfs.ext4 -q -F -b 4096 "$img" && mount -o loop "$img" "$dir" || return 1 ;;  # the profile's block
     exfat-fuse)
       mkfs.exfat "$img" >/dev/null && LOOP=$(losetup -f --show "$img") || return 1
       mount.exfat-fuse "$LOOP" "$dir" >/dev/null 2>&1 || return 1 ;;
@@ -79,7 +80,8 @@ fallocate-punch ENOTSUP
 size-after-fallocate 65536" >"$WORK/$fs.want"
       if ! uml_vfat_available; then
         echo "fat32: user-mode-linux is not installed (run.sh installs it): compared with the sources only"
-      elif truncate -s 64M "$WORK/real-fat32.img" && mkfs.vfat -F 32 "$WORK/real-fat32.img" >/dev/null &&
+      # The profile's 32 KiB clusters: FAT32 needs 65525 of them, 2 GiB (sparse).
+      elif truncate -s 2100M "$WORK/real-fat32.img" && mkfs.vfat -F 32 -S 512 -s 64 "$WORK/real-fat32.img" >/dev/null &&
         uml_vfat "$WORK/real-fat32.img" "$WORK/real-fat32.out" "$PY" "$HERE/fs_probe.py"; then
         diff "$WORK/real-fat32.out" "$WORK/$fs.want" >"$WORK/real-fat32.diff" ||
           fail "fat32: the kernel's vfat answers differently from its sources as read here (< vfat, > sources):

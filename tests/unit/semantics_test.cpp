@@ -117,3 +117,18 @@ TEST_CASE("semantics: fallocate: every mode on ext4, allocation only on FAT, non
   CHECK(of("fat32").fallocate_error(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE) == EOPNOTSUPP);
   for (const char* fs : {"exfat-kernel", "exfat-fuse", "ntfs-3g"}) CHECK(of(fs).fallocate_error(0) == EOPNOTSUPP);
 }
+
+TEST_CASE("semantics: st_blksize is a kernel driver's cluster and a FUSE driver's 4096", "[mount]") {
+  // Buffered writers (stdio, GNU Radio's file sink) write st_blksize at a time.
+  CHECK(of("fat32").blksize() == 32768);  // fat_getattr: the cluster (the profile's 32 KiB)
+  CHECK(of("exfat-kernel").blksize() == 32768);
+  CHECK(of("ext4").blksize() == 4096);
+  CHECK(of("exfat-fuse").blksize() == 4096);  // measured: 4096 whatever the cluster
+  CHECK(of("ntfs-3g").blksize() == 4096);
+  auto p = load_profile("fat32+samsung-960evo-250g", {"filesystem.cluster_bytes=8192"});
+  REQUIRE(p.ok());
+  CHECK(Semantics(*p).blksize() == 8192);
+  auto bare = load_profile("samsung-960evo-250g");
+  REQUIRE(bare.ok());
+  CHECK(Semantics(*bare).blksize() == 0);  // no filesystem layer: the backing file's
+}
