@@ -38,10 +38,10 @@ class Semantics {
   // statfs's f_namemax: the kernel's vfat and exfat report the longest name
   // in bytes of UTF-8 (255 units x 6), the others name_max itself.
   unsigned long statfs_namemax() const { return name_utf16_ && !userspace_ ? name_max_ * 6ul : name_max_; }
-  // st_blksize (stdio's buffer size, so the size of a buffered writer's
-  // writes): a kernel driver reports its allocation unit (fat_getattr and
-  // exfat_getattr the cluster, ext4 the block), a FUSE one 4096 (exfat-fuse
-  // and ntfs-3g, measured); 0 without a filesystem layer (the backing file's).
+  // st_blksize (glibc's stdio buffer is this, up to 8 KiB): a kernel driver
+  // reports its allocation unit (fat_getattr and exfat_getattr the cluster,
+  // ext4 the block), a FUSE one 4096 (exfat-fuse and ntfs-3g, measured); 0
+  // without a filesystem layer (the backing file's).
   blksize_t blksize() const { return blksize_; }
   // Whether two names of one directory are the same name here.
   bool same_name(std::string_view a, std::string_view b) const;

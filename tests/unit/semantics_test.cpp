@@ -119,7 +119,7 @@ TEST_CASE("semantics: fallocate: every mode on ext4, allocation only on FAT, non
 }
 
 TEST_CASE("semantics: st_blksize is a kernel driver's cluster and a FUSE driver's 4096", "[mount]") {
-  // Buffered writers (stdio, GNU Radio's file sink) write st_blksize at a time.
+  // Buffered writers size their buffers from it (glibc's stdio up to 8 KiB).
   CHECK(of("fat32").blksize() == 32768);  // fat_getattr: the cluster (the profile's 32 KiB)
   CHECK(of("exfat-kernel").blksize() == 32768);
   CHECK(of("ext4").blksize() == 4096);
