@@ -11,7 +11,8 @@ OTHER=$WORK/elsewhere  # another root: its mounts are not ROOT's sweep's busines
 mkdir -p "$ROOT" "$OTHER" "$WORK/lock-next"
 LIVE_PID=""
 sweep_cleanup() {
-  [ -n "$LIVE_PID" ] && { echo >"$WORK/go" & wait "$LIVE_PID"; }
+  # Release the live test (a timeout: a fifo without a reader blocks the writer).
+  [ -n "$LIVE_PID" ] && { timeout 10 bash -c 'echo >"$1"' _ "$WORK/go"; wait "$LIVE_PID"; }
   sweep_stale_mounts "$ROOT" 2>/dev/null
   sweep_stale_mounts "$OTHER" 2>/dev/null
   for m in $(awk -v d="$WORK/" 'index($2, d) == 1 { print $2 }' /proc/self/mounts); do umount -l "$m"; done
