@@ -13,6 +13,9 @@ packages=(cmake ninja-build g++ pkg-config libfuse3-dev fuse3 libeigen3-dev libt
           lld-14 wasi-libc libc++-14-dev-wasm32 libclang-rt-14-dev-wasm32)
 # The lesson page's second browser, for the tests only (80 MB; tests/integration/lesson_firefox.sh).
 if [ "${1:-demo}" = test ]; then packages+=(firefox-esr); fi
+# The kernel's vfat driver as a program (Linux 6.1, 116 MB), for the tests only
+# (tests/integration/uml_lib.bash: this machine's kernel has no vfat).
+if [ "${1:-demo}" = test ]; then packages+=(dosfstools user-mode-linux); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -25,6 +25,7 @@ int Fs::stat_inode(Inode* in, struct stat& st) {
 
 void Fs::present(struct stat& st) const {
   st.st_mode = sem_.shown_mode(st.st_mode);
+  if (sem_.blksize() > 0) st.st_blksize = sem_.blksize();
   if (sem_.perms() != Semantics::Perms::Posix) {
     // Owner and group are the mount's (FAT, exFAT, ntfs-3g without permissions).
     st.st_uid = geteuid();

@@ -41,6 +41,7 @@ Semantics::Semantics(const Profile& p) {
   dos_chars_ = f.get("name_dos_chars") != 0;
   time_res_ns_ = static_cast<int64_t>(std::llround(f.get("time_resolution_us") * 1000));
   fallocate_ = static_cast<int>(f.get("fallocate"));
+  if (p.has(Layer::Filesystem)) blksize_ = userspace_ ? 4096 : static_cast<blksize_t>(f.get("cluster_bytes"));
 }
 
 // The VFS answers EPERM when a kernel driver lacks the inode operation;
@@ -82,15 +83,21 @@ mode_t Semantics::shown_mode(mode_t m) const {
 int Semantics::chmod_error(mode_t cur, mode_t want, mode_t* store) const {
   switch (perms_) {
     case Perms::Posix: *store = want; return 0;
-    case Perms::Ignored:
-    case Perms::IgnoredNoChown: return 0;
+    case Perms::Ignored: return 0;
+    // fuse_exfat_chmod (exfat-fuse's fuse/main.c): bits outside 0777 are EPERM
+    // (measured), other modes succeed and change nothing.
+    case Perms::IgnoredNoChown: return (want & 07000) ? EPERM : 0;
     case Perms::Fixed: {
-      // fat_setattr and fat_sanitize_mode (Linux fs/fat/file.c): no special
-      // bits; the r and x bits stay as they are; the w bits are all of the
-      // mask's (0200 under umask 022) or none, and a directory cannot lose them.
-      mode_t perm = want & 07777, w = perm & 0222, all_w = kFixedMode & 0222;
-      if ((perm & 07000) || (perm & 0555) != (cur & 0555)) return EPERM;
-      if (S_ISDIR(cur) ? w != all_w : (w != 0 && w != all_w)) return EPERM;
+      // fat_setattr (Linux fs/fat/file.c; exfat_setattr in fs/exfat/file.c
+      // alike): special bits are EPERM. Then fat_sanitize_mode judges the
+      // mode under the mask (022): the r and x bits must stay as they are, the
+      // w bits be all of the mask's or none, and a directory cannot lose them;
+      // a mode it refuses is dropped and the call still succeeds ("We don't
+      // return -EPERM here", measured on vfat: docs/mount.md).
+      if (want & 07000) return EPERM;
+      mode_t perm = want & kFixedMode, w = perm & 0222, all_w = kFixedMode & 0222;
+      if ((perm & 0555) != (cur & 0555)) return 0;
+      if (S_ISDIR(cur) ? w != all_w : (w != 0 && w != all_w)) return 0;
       *store = w ? S_IWUSR | 0500 : 0500;  // the backing object keeps the attribute for us
       return 0;
     }

@@ -38,6 +38,11 @@ class Semantics {
   // statfs's f_namemax: the kernel's vfat and exfat report the longest name
   // in bytes of UTF-8 (255 units x 6), the others name_max itself.
   unsigned long statfs_namemax() const { return name_utf16_ && !userspace_ ? name_max_ * 6ul : name_max_; }
+  // st_blksize (glibc's stdio buffer is this, up to 8 KiB): a kernel driver
+  // reports its allocation unit (fat_getattr and exfat_getattr the cluster,
+  // ext4 the block), a FUSE one 4096 (exfat-fuse and ntfs-3g, measured); 0
+  // without a filesystem layer (the backing file's).
+  blksize_t blksize() const { return blksize_; }
   // Whether two names of one directory are the same name here.
   bool same_name(std::string_view a, std::string_view b) const;
 
@@ -64,6 +69,7 @@ class Semantics {
   unsigned name_max_ = 255;
   int64_t time_res_ns_ = 0;  // 0 = as stored on the backing directory
   int fallocate_ = 2;        // the `fallocate` parameter
+  blksize_t blksize_ = 0;
 };
 
 }  // namespace sd::fusefs

@@ -53,8 +53,16 @@ def main(d):
     probe("create-255", lambda: open(os.path.join(d, "n" * 255), "wb").close())
     probe("create-256", lambda: open(os.path.join(d, "n" * 256), "wb").close())
     probe("chmod-0644", lambda: os.chmod(f, 0o644))
+    probe("mode-after-0644", lambda: oct(os.stat(f).st_mode & 0o7777))
+    probe("chmod-0777", lambda: os.chmod(f, 0o777))
+    probe("mode-after-0777", lambda: oct(os.stat(f).st_mode & 0o7777))
+    probe("chmod-4755", lambda: os.chmod(f, 0o4755))
     probe("chmod-a-w", lambda: os.chmod(f, os.stat(f).st_mode & 0o555))
     probe("mode-after", lambda: oct(os.stat(f).st_mode & 0o7777))
+    sub = os.path.join(d, "sub")
+    os.mkdir(sub)
+    probe("dir-chmod-a-w", lambda: os.chmod(sub, os.stat(sub).st_mode & 0o555))
+    probe("dir-mode-after", lambda: oct(os.stat(sub).st_mode & 0o7777))
     probe("chown-other", lambda: os.chown(f, 1234, 1234))
     probe("utime-odd", lambda: os.utime(f, ns=(1_000_000_001_123_456_789, 1_000_000_001_123_456_789)))
     probe("mtime-ns-after", lambda: str(os.stat(f).st_mtime_ns))
@@ -68,6 +76,8 @@ def main(d):
     probe("fdatasync-dir", lambda: os.fdatasync(fd))
     probe("fsync-dir", lambda: os.fsync(fd))
     os.close(fd)
+    probe("statfs-namemax", lambda: str(os.statvfs(d).f_namemax))
+    probe("blksize", lambda: str(os.stat(f).st_blksize))
     return 0
 
 

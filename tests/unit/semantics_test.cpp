@@ -60,16 +60,22 @@ TEST_CASE("semantics: names: case folding on FAT and exFAT, length in UTF-16 uni
   CHECK(of("exfat-fuse").statfs_namemax() == 255);
 }
 
-TEST_CASE("semantics: permissions: FAT fixes modes and allows only the read-only attribute", "[mount]") {
+TEST_CASE("semantics: permissions: FAT fixes modes and changes only the read-only attribute", "[mount]") {
   Semantics fat = of("fat32");
   CHECK(fat.shown_mode(S_IFREG | 0644) == (S_IFREG | 0755));
   CHECK(fat.shown_mode(S_IFREG | 0444) == (S_IFREG | 0555));
   mode_t store = 0;
   CHECK(fat.chmod_error(S_IFREG | 0755, S_IFREG | 0555, &store) == 0);  // chmod a-w
   CHECK((store & 0200) == 0);
-  CHECK(fat.chmod_error(S_IFREG | 0755, S_IFREG | 0644, &store) == EPERM);  // drops x bits
-  CHECK(fat.chmod_error(S_IFREG | 0755, S_IFREG | 0777, &store) == EPERM);  // group write
-  CHECK(fat.chmod_error(S_IFDIR | 0755, S_IFDIR | 0555, &store) == EPERM);  // a directory keeps w
+  // A mode vfat cannot hold succeeds and changes nothing (measured on vfat).
+  store = ~mode_t{0};
+  CHECK(fat.chmod_error(S_IFREG | 0755, S_IFREG | 0644, &store) == 0);  // drops x bits
+  CHECK(store == ~mode_t{0});
+  CHECK(fat.chmod_error(S_IFDIR | 0755, S_IFDIR | 0555, &store) == 0);  // a directory keeps w
+  CHECK(store == ~mode_t{0});
+  CHECK(fat.chmod_error(S_IFREG | 0555, S_IFREG | 0777, &store) == 0);  // 0755 under the mask: u+w
+  CHECK((store & 0200) != 0);
+  CHECK(fat.chmod_error(S_IFREG | 0755, S_IFREG | 04755, &store) == EPERM);  // special bits
   CHECK(fat.chown_error(true) == EPERM);
   CHECK(fat.chown_error(false) == 0);
   Semantics ntfs = of("ntfs-3g");
@@ -78,6 +84,9 @@ TEST_CASE("semantics: permissions: FAT fixes modes and allows only the read-only
   CHECK(ntfs.chmod_error(S_IFREG | 0777, S_IFREG | 0600, &store) == 0);
   CHECK(store == 0);  // accepted, nothing stored
   CHECK(ntfs.chown_error(true) == 0);
+  CHECK(ntfs.chmod_error(S_IFREG | 0777, S_IFREG | 04755, &store) == 0);  // ntfs-3g takes even setuid
+  CHECK(of("exfat-fuse").chmod_error(S_IFREG | 0777, S_IFREG | 0600, &store) == 0);
+  CHECK(of("exfat-fuse").chmod_error(S_IFREG | 0777, S_IFREG | 04755, &store) == EPERM);  // measured
   CHECK(of("exfat-fuse").chown_error(true) == EPERM);
   CHECK(of("exfat-fuse").chown_error(false) == 0);
   Semantics ext4 = of("ext4");
@@ -107,4 +116,19 @@ TEST_CASE("semantics: fallocate: every mode on ext4, allocation only on FAT, non
   CHECK(of("fat32").fallocate_error(FALLOC_FL_KEEP_SIZE) == 0);
   CHECK(of("fat32").fallocate_error(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE) == EOPNOTSUPP);
   for (const char* fs : {"exfat-kernel", "exfat-fuse", "ntfs-3g"}) CHECK(of(fs).fallocate_error(0) == EOPNOTSUPP);
+}
+
+TEST_CASE("semantics: st_blksize is a kernel driver's cluster and a FUSE driver's 4096", "[mount]") {
+  // Buffered writers size their buffers from it (glibc's stdio up to 8 KiB).
+  CHECK(of("fat32").blksize() == 32768);  // fat_getattr: the cluster (the profile's 32 KiB)
+  CHECK(of("exfat-kernel").blksize() == 32768);
+  CHECK(of("ext4").blksize() == 4096);
+  CHECK(of("exfat-fuse").blksize() == 4096);  // measured: 4096 whatever the cluster
+  CHECK(of("ntfs-3g").blksize() == 4096);
+  auto p = load_profile("fat32+samsung-960evo-250g", {"filesystem.cluster_bytes=8192"});
+  REQUIRE(p.ok());
+  CHECK(Semantics(*p).blksize() == 8192);
+  auto bare = load_profile("samsung-960evo-250g");
+  REQUIRE(bare.ok());
+  CHECK(Semantics(*bare).blksize() == 0);  // no filesystem layer: the backing file's
 }
