@@ -13,16 +13,7 @@ packages=(cmake ninja-build g++ pkg-config libfuse3-dev fuse3 libeigen3-dev libt
           lld-14 wasi-libc libc++-14-dev-wasm32 libclang-rt-14-dev-wasm32)
 # The lesson page's second browser, for the tests only (80 MB; tests/integration/lesson_firefox.sh).
 if [ "${1:-demo}" = test ]; then packages+=(firefox-esr); fi
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "run.sh: installing ${missing[*]}" >&2
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+packaging/install-missing.sh run.sh "${packages[@]}"
 
 # The lesson page (WebAssembly, web/) only for `test` and `lesson`: the demo
 # does not need it.
