@@ -1,5 +1,6 @@
 #include "sim/profile_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <vector>
@@ -175,6 +176,34 @@ std::string profile_text(const Profile& p, double fill) {
   Spread sp = sustained_spread(p, fill);
   out += fmt::format("Over the estimates' ranges: {}\n  {}\n  ({})\n", spread_range_text(sp, rate_value),
              spread_decisive_text(sp, rate_value), spread_method(sp));
+  return out;
+}
+
+nlohmann::json profiles_json(const std::vector<ProfileInfo>& list) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : list)
+    out.push_back({{"name", p.name},
+                   {"layer", p.layer ? std::string(layer_name(*p.layer)) : "composite"},
+                   {"summary", p.summary},
+                   {"layers", p.layers}});
+  return out;
+}
+
+std::string profiles_text(const std::vector<ProfileInfo>& list) {
+  std::string out;
+  size_t w = 0;
+  for (const auto& p : list) w = std::max(w, p.name.size());
+  std::string group = "-";
+  for (const auto& p : list) {
+    std::string g = p.layer ? std::string(layer_name(*p.layer)) : "composite (host+filesystem+device)";
+    if (g != group) {
+      out += fmt::format("{}{}:\n", group == "-" ? "" : "\n", g);
+      group = g;
+    }
+    out += fmt::format("  {:<{}}  {}\n", p.name, w, p.summary);
+    if (!p.layers.empty()) out += fmt::format("  {:<{}}    = {}\n", "", w, p.layers);
+  }
+  out += "\nShow one: streamdisk show NAME    Combine: --profile HOST+FILESYSTEM+DEVICE\n";
   return out;
 }
 

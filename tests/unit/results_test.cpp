@@ -147,6 +147,22 @@ TEST_CASE("show results: every layer with the rate table and the spread", "[resu
   CHECK(contains(param_table_text(), "sustained_mbps"));
 }
 
+TEST_CASE("profiles results: stacks are composites and the list is grouped by layer", "[results][show]") {
+  std::vector<ProfileInfo> list = {{"ext4", Layer::Filesystem, "kernel ext4", ""},
+                                   {"stick", Layer::Device, "a USB stick", ""},
+                                   {"pi-stick", std::nullopt, "a stack", "rpi4+ext4+stick"}};
+  nlohmann::json j = profiles_json(list);
+  REQUIRE(j.size() == 3);
+  CHECK(j[0]["layer"] == "filesystem");
+  CHECK(j[2]["layer"] == "composite");
+  CHECK(j[2]["layers"] == "rpi4+ext4+stick");
+  std::string text = profiles_text(list);
+  CHECK(contains(text, "filesystem:\n  ext4"));
+  CHECK(contains(text, "\ndevice:\n  stick"));
+  CHECK(contains(text, "composite (host+filesystem+device):\n  pi-stick"));
+  CHECK(contains(text, "= rpi4+ext4+stick"));
+}
+
 TEST_CASE("mount summary: counts and what a power loss left", "[results][mount]") {
   fusefs::MountSummary s;
   s.seconds = 10;
