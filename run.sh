@@ -16,16 +16,7 @@ if [ "${1:-demo}" = test ]; then packages+=(firefox-esr); fi
 # The kernel's vfat driver as a program (Linux 6.1, 116 MB), for the tests only
 # (tests/integration/uml_lib.bash: this machine's kernel has no vfat).
 if [ "${1:-demo}" = test ]; then packages+=(dosfstools user-mode-linux); fi
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "run.sh: installing ${missing[*]}" >&2
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+packaging/install-missing.sh run.sh "${packages[@]}"
 
 # The lesson page (WebAssembly, web/) only for `test` and `lesson`: the demo
 # does not need it.

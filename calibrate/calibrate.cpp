@@ -179,7 +179,7 @@ Sorted sort_series(Work& w, Calibration& c) {
       s.paced.push_back(&x);
       continue;
     }
-    if (!x.buffered && x.meta.count("direct") && x.meta.at("direct") == "0")
+    if (!x.buffered && x.direct == false)
       c.notes.push_back(fmt::format("{}: buffered writes (direct=0): their times include the page cache; "
                                     "measure with --direct to see the device", base_name(x.name)));
     if (x.buffered) s.buffered.push_back(&x);
@@ -284,8 +284,8 @@ TimelineStep fit_cache(const Sorted& s, const SweepFit& sweep, Calibration& c) {
 void fit_stalls(const Sorted& s, bool in_fs, Calibration& c) {
   Builder out(c);
   auto behind_cache = [](const Series* x) {
-    auto d = x->meta.find("direct"), u = x->meta.find("userspace");
-    return d != x->meta.end() && d->second == "0" && u != x->meta.end() && u->second == "0";
+    auto u = x->meta.find("userspace");
+    return x->direct == false && u != x->meta.end() && u->second == "0";
   };
   std::vector<PauseScan> scans;
   std::vector<std::string> left_out;

@@ -16,7 +16,7 @@ namespace sd::cal {
 
 struct Options {
   std::vector<std::string> traces;     // native traces (writes and/or reads)
-  std::vector<std::string> buffered;   // native traces of buffered writes (or meta direct=0)
+  std::vector<std::string> buffered;   // native traces of buffered writes (or a trace whose writes are, Series::direct)
   std::vector<std::string> baselines;  // the same device under a reference filesystem
   std::vector<std::string> fio_logs;   // fio write_lat_log / clat logs (per I/O)
   std::vector<std::string> fio_json;   // fio --output-format=json

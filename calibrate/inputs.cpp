@@ -38,6 +38,20 @@ Status open_input(std::ifstream& in, const std::string& path, const char* what) 
   return {};
 }
 
+// Series::direct: the column where the trace has one, else the header.
+std::optional<bool> writes_direct(const Trace& t) {
+  if (t.version >= 2) {
+    size_t writes = 0, direct = 0;
+    for (const auto& r : t.records)
+      if (r.op == OpKind::Write) ++writes, direct += r.direct;
+    if (writes == 0 || (direct > 0 && direct < writes)) return std::nullopt;
+    return direct == writes;
+  }
+  auto d = t.meta.find("direct");
+  if (d == t.meta.end() || (d->second != "0" && d->second != "1")) return std::nullopt;
+  return d->second == "1";
+}
+
 }  // namespace
 
 Result<Series> load_native_trace(const std::string& path) {
@@ -59,11 +73,10 @@ Result<Series> series_from_trace(const Trace& t, const std::string& path) {
   // Buffered writes feed the page-cache fit, except in sweeps whose point is
   // elsewhere (measure's block-size, threads and fill sweeps run buffered by
   // default; calibrate notes that their times include the page cache).
-  auto direct = s.meta.find("direct");
+  s.direct = writes_direct(t);
   auto sweep = s.meta.find("sweep");
   bool other_sweep = sweep != s.meta.end() && sweep->second != "sustained" && sweep->second != "buffered";
-  s.buffered = !other_sweep && ((direct != s.meta.end() && direct->second == "0") ||
-                                (s.meta.count("buffered") && s.meta.at("buffered") == "1"));
+  s.buffered = !other_sweep && (s.direct == false || (s.meta.count("buffered") && s.meta.at("buffered") == "1"));
   if (s.ops.empty())
     return Result<Series>::error(fmt::format("trace '{}' has no read or write operations to fit", path));
   return s;

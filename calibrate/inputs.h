@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <istream>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,12 @@ struct Series {
   std::string name;                         // the file it came from (for sources and messages)
   std::map<std::string, std::string> meta;  // "# key=value" lines of a native trace
   std::vector<IoOp> ops;
-  bool buffered = false;  // writes went through the host page cache (meta direct=0)
+  // Whether the writes went through O_DIRECT: the trace's `direct` column
+  // (format 2: what each write really did), true if every write was direct,
+  // false if none was; format 1 traces have no column, so their `# direct=`
+  // header line says. nullopt: not known (no writes, a mix, no header, fio).
+  std::optional<bool> direct;
+  bool buffered = false;  // writes went through the host page cache (direct false, or --buffered)
   bool baseline = false;  // same device under the reference filesystem (--baseline)
   bool fio = false;       // from a fio log: end times have 1 ms resolution
 };

@@ -6,12 +6,12 @@
 #include <memory>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "cli/command.h"
 #include "cli/progress_line.h"
 #include "cli/recording_args.h"
 #include "measure/characterize.h"
+#include "measure/results.h"
 #include "models/cleanup.h"
 #include "models/output_file.h"
 #include "models/units.h"
@@ -26,89 +26,6 @@ struct CharArgs {
   bool fill = false, json = false, progress = false;
   CapacityCriterion criterion;
 };
-
-std::string value_text(const FoundParam& f) {
-  if (f.unit == "bytes") return format_size(f.value);
-  // Whole numbers as they are (30000 ms, not 3e+04); others to 4 digits.
-  if (f.value == std::floor(f.value) && std::fabs(f.value) < 1e9) return fmt::format("{:.0f}", f.value);
-  return fmt::format("{:.4g}", f.value);
-}
-
-std::string recorder_text(const RecorderConfig& r) {
-  uint64_t block = r.block_bytes ? r.block_bytes : r.buffer_bytes / 2;
-  return fmt::format("{} buffer, {} blocks, {}, {} ch x {}-bit, {}{}", format_size(static_cast<double>(r.buffer_bytes)),
-                     format_size(static_cast<double>(block)), format_name(r.format), r.stream.channels,
-                     r.stream.sample_bits, format_duration(r.duration_s), r.direct ? ", O_DIRECT" : "");
-}
-
-void print_human(const CharacterizeReport& r, const std::string& out) {
-  fmt::print("streamdisk characterize {}\n", r.target);
-  fmt::print("  filesystem: {} ({}: {})\n", r.fs.fstype.empty() ? "?" : r.fs.fstype,
-             r.fs.userspace ? "userspace driver: its work is inside the writer's call" : "kernel driver",
-             r.fs.how);
-  fmt::print("  space: {} free of {}; the run stays below {:.0f} % full (writes at most {} at once)\n\n",
-             format_size(r.free_bytes), format_size(r.total_bytes), r.safe_fill * 100, format_size(r.max_bytes));
-  fmt::print("  {:<16} {:>9} {:>10}  {}\n", "phase", "time", "written", "result");
-  for (const auto& p : r.phases)
-    fmt::print("  {:<16} {:>9} {:>10}  {}\n", p.name, format_duration(p.seconds), format_size(p.bytes), p.result);
-  fmt::print("\n  {:<30} {:>12} {:<6} {:<12} {}\n", "parameter", "value", "unit", "phase", "how sure");
-  for (const auto& f : r.found)
-    fmt::print("  {:<30} {:>12} {:<6} {:<12} {}\n", f.key, value_text(f), f.unit == "bytes" ? "" : f.unit, f.phase,
-               f.sure);
-  if (!r.burst_verdict.empty()) fmt::print("\n  write cache: {}\n", r.burst_verdict);
-  if (!r.notes.empty()) {
-    fmt::print("\nNotes:\n");
-    for (const auto& n : r.notes) fmt::print("  - {}\n", n);
-  }
-  fmt::print("\nHighest clean data rate: {} for a recorder with {}\n",
-             r.capacity.found ? format_rate(r.headline_bytes_per_s) : "none (even the lowest rate tried overran)",
-             recorder_text(r.recorder));
-  fmt::print("  {}\n", r.criterion);
-  if (!r.capacity.limited_by.empty()) fmt::print("  the next rate up fails by: {}\n", r.capacity.limited_by);
-  for (const auto& t : r.traces) fmt::print("Kept trace {}\n", t);
-  if (!out.empty())
-    fmt::print("Wrote {} (try: streamdisk capacity -p {} --find sample-rate --buffer 4MiB)\n", out, out);
-}
-
-nlohmann::json to_json(const CharacterizeReport& r, const std::string& out) {
-  nlohmann::json j = {{"format", "streamdisk-characterize"},
-                      {"format_version", 1},
-                      {"target", r.target},
-                      {"filesystem", {{"fstype", r.fs.fstype}, {"userspace", r.fs.userspace}, {"how", r.fs.how}}},
-                      {"total_bytes", r.total_bytes},
-                      {"free_bytes", r.free_bytes},
-                      {"safe_fill", r.safe_fill},
-                      {"max_bytes", r.max_bytes},
-                      {"idle", {{"waited_s", r.idle_waited_s}, {"quiet_s", r.idle_quiet_s}, {"how", r.idle_how}}},
-                      {"write_cache", r.burst_verdict},
-                      {"seconds", r.seconds},
-                      {"profile", out.empty() ? nlohmann::json(nullptr) : nlohmann::json(out)},
-                      {"notes", r.notes},
-                      {"traces", r.traces}};
-  j["phases"] = nlohmann::json::array();
-  for (const auto& p : r.phases)
-    j["phases"].push_back({{"name", p.name}, {"seconds", p.seconds}, {"bytes", p.bytes}, {"result", p.result}});
-  j["params"] = nlohmann::json::array();
-  for (const auto& f : r.found)
-    j["params"].push_back({{"key", f.key}, {"value", f.value}, {"unit", f.unit}, {"phase", f.phase}, {"sure", f.sure}});
-  uint64_t block = r.recorder.block_bytes ? r.recorder.block_bytes : r.recorder.buffer_bytes / 2;
-  j["headline"] = {{"found", r.capacity.found},
-                   {"data_rate_bytes_per_s", r.headline_bytes_per_s},
-                   {"sample_rate", r.capacity.found ? nlohmann::json(r.capacity.best) : nlohmann::json(nullptr)},
-                   {"criterion", r.criterion},
-                   {"seeds", r.capacity.at_best.seeds},
-                   {"seeds_with_overrun", r.capacity.at_best.seeds_with_overrun},
-                   {"overrun_probability_bounds", {r.capacity.at_best.p.low, r.capacity.at_best.p.high}},
-                   {"limited_by", r.capacity.limited_by},
-                   {"recorder",
-                    {{"buffer_bytes", r.recorder.buffer_bytes},
-                     {"block_bytes", block},
-                     {"format", std::string(format_name(r.recorder.format))},
-                     {"channels", r.recorder.stream.channels},
-                     {"sample_bits", r.recorder.stream.sample_bits},
-                     {"duration_s", r.recorder.duration_s}}}};
-  return j;
-}
 
 }  // namespace
 
@@ -205,8 +122,8 @@ Handler setup_characterize(CLI::App& sub) {
       std::fputs(r->profile_toml.c_str(), out.stream());
       if (Status st = out.commit(); !st.ok()) return failure(st.message());
     }
-    if (a->json) fmt::print("{}\n", to_json(*r, a->out).dump(2));
-    else print_human(*r, a->out);
+    if (a->json) fmt::print("{}\n", characterize_json(*r, a->out).dump(2));
+    else fmt::print("{}", characterize_text(*r, a->out));
     return kExitOk;
   };
 }

@@ -6,12 +6,12 @@
 #include <sstream>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "cli/command.h"
 #include "cli/progress_line.h"
 #include "models/cleanup.h"
 #include "measure/measure.h"
+#include "measure/results.h"
 #include "models/input.h"
 #include "models/units.h"
 
@@ -47,53 +47,6 @@ Result<std::vector<T>> parse_list(const std::string& text, const char* what, Par
   if (out.empty()) return Result<std::vector<T>>::error(fmt::format("give at least one {}", what));
   if (out.size() > 64) return Result<std::vector<T>>::error(fmt::format("more than 64 values of {}", what));
   return out;
-}
-
-std::string cell(const std::string& col, double v) {
-  if (std::isnan(v)) return "-";
-  if (col.ends_with("_bytes") || col == "bytes") return v == 0 ? "0" : format_size(v);
-  if (col.ends_with("_mbps")) return fmt::format("{:.1f}", v);
-  if (col.starts_with("fill")) return fmt::format("{:.1f} %", v * 100);
-  if (col == "threads" || col == "channels") return fmt::format("{:.0f}", v);
-  if (col == "format") return std::string(format_name(static_cast<FormatKind>(static_cast<int>(v))));
-  return fmt::format("{:.3f}", v);
-}
-
-void print_human(const MeasureReport& r) {
-  fmt::print("streamdisk measure --sweep {} on {} ({}, fsync {})\n", sweep_name(r.sweep), r.target,
-             r.direct_used        ? "O_DIRECT"
-             : r.direct_requested ? "O_DIRECT requested, not direct: see the notes"
-                                  : "buffered",
-             r.fsync);
-  const auto& cols = r.table.columns;
-  for (const auto& c : cols) fmt::print("{:>{}}", c, std::max<size_t>(12, c.size() + 2));
-  fmt::print("\n");
-  for (const auto& row : r.table.rows) {
-    for (size_t i = 0; i < cols.size(); ++i) fmt::print("{:>{}}", cell(cols[i], row[i]), std::max<size_t>(12, cols[i].size() + 2));
-    fmt::print("\n");
-  }
-  for (const auto& [k, v] : r.summary) fmt::print("{:<24} {}\n", k, cell(k, v));
-  for (const auto& n : r.notes) fmt::print("note: {}\n", n);
-  if (r.cancelled) fmt::print("interrupted: partial results, test files removed, no trace written\n");
-}
-
-nlohmann::json to_json(const MeasureReport& r) {
-  nlohmann::json j = {{"format", "streamdisk-measure"}, {"format_version", 1}, {"sweep", sweep_name(r.sweep)},
-                      {"target", r.target}, {"direct_requested", r.direct_requested}, {"direct_used", r.direct_used},
-                      {"fsync", r.fsync}, {"notes", r.notes}, {"cancelled", r.cancelled},
-                      {"columns", r.table.columns}};
-  nlohmann::json rows = nlohmann::json::array();
-  for (const auto& row : r.table.rows) {
-    nlohmann::json jr = nlohmann::json::array();
-    for (size_t i = 0; i < row.size(); ++i)
-      jr.push_back(r.table.columns[i] == "format" ? nlohmann::json(cell("format", row[i])) : nlohmann::json(row[i]));
-    rows.push_back(jr);
-  }
-  j["rows"] = rows;
-  j["summary"] = nlohmann::json::object();
-  for (const auto& [k, v] : r.summary) j["summary"][k] = std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v);
-  j["error"] = r.error ? errno_name(r.error) : "";
-  return j;
 }
 
 Result<MeasureConfig> to_config(const MeasureArgs& a) {
@@ -213,9 +166,9 @@ Handler setup_measure(CLI::App& sub) {
     progress->done();
     if (!r) return bad_input(r.message());
     if (a->json)
-      fmt::print("{}\n", to_json(*r).dump(2));
+      fmt::print("{}\n", measure_json(*r).dump(2));
     else
-      print_human(*r);
+      fmt::print("{}", measure_text(*r));
     if (r->cancelled) return cleanup::exit_status();
     if (!r->output_error.empty()) return failure(r->output_error);
     return r->error ? kExitFailure : kExitOk;

@@ -2,11 +2,11 @@
 #include <memory>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "cli/command.h"
 #include "cli/fault_args.h"
 #include "fusefs/mount.h"
+#include "fusefs/summary.h"
 #include "models/model_args.h"
 #include "models/profile.h"
 #include "models/units.h"
@@ -21,68 +21,6 @@ struct MountArgs {
   std::string mountpoint, backing, trace, credit = "1ms";
   bool discard = false, json = false, quiet = false, debug = false, realtime = false, durability = false;
 };
-
-nlohmann::json power_loss_json(const fusefs::MountSummary& s) {
-  if (s.power_lost_at < 0) return nullptr;
-  nlohmann::json files = nlohmann::json::array();
-  for (const auto& f : s.power_loss)
-    files.push_back({{"path", f.path}, {"exists", f.exists}, {"length_bytes", f.length}, {"written_bytes", f.written},
-                     {"data_bytes", f.data_bytes}});
-  return {{"time_s", s.power_lost_at}, {"inexact", s.power_loss_inexact}, {"files", files}};
-}
-
-nlohmann::json summary_json(const fusefs::MountSummary& s, const std::string& profile) {
-  return {{"format", "streamdisk-mount-summary"},
-          {"format_version", 1},
-          {"profile", profile},
-          {"seconds", s.seconds},
-          {"writes", s.writes},
-          {"reads", s.reads},
-          {"other_ops", s.other_ops},
-          {"bytes_written", s.bytes_written},
-          {"bytes_read", s.bytes_read},
-          {"errors", {{"ENOSPC", s.enospc}, {"EFBIG", s.efbig}, {"other", s.other_errors}}},
-          {"fault_events", s.fault_events},
-          {"stalls", s.stalls},
-          {"stall_seconds", s.stall_seconds},
-          {"used_bytes", s.used_bytes},
-          {"capacity_bytes", s.capacity_bytes},
-          {"fill", s.fill},
-          {"completion_error_s", {{"p50", s.late_p50}, {"p99", s.late_p99}, {"max", s.late_max}, {"samples", s.late_samples}}},
-          {"power_loss", power_loss_json(s)}};
-}
-
-void print_power_loss(const fusefs::MountSummary& s) {
-  if (s.power_lost_at < 0) return;
-  fmt::print(stderr, "  power loss at {:.3f} s: the backing files hold what survived (`streamdisk inspect` them)\n",
-             s.power_lost_at);
-  for (const auto& f : s.power_loss) {
-    if (!f.exists) fmt::print(stderr, "    {}: gone ({} written; its directory entry never became durable)\n", f.path,
-                              format_size(static_cast<double>(f.written)));
-    else
-      fmt::print(stderr, "    {}: {} of {} written survive{}\n", f.path, format_size(static_cast<double>(f.length)),
-                 format_size(static_cast<double>(f.written)),
-                 f.data_bytes < f.length
-                     ? fmt::format(" ({} of them zeros)", format_size(static_cast<double>(f.length - f.data_bytes)))
-                     : "");
-  }
-  if (s.power_loss_inexact)
-    fmt::print(stderr, "    (over 256 MiB of overwritten bytes: rewritten ranges may hold their later bytes)\n");
-}
-
-void print_summary(const fusefs::MountSummary& s) {
-  double rate = s.seconds > 0 ? static_cast<double>(s.bytes_written) / s.seconds : 0;
-  fmt::print(stderr,
-             "streamdisk: unmounted after {}: wrote {} in {} writes ({} on average), read {} in {} reads\n"
-             "  errors: ENOSPC {}, EFBIG {}, other {}; fault events {}; stalls {} ({}); fill {:.1f} % of {}\n"
-             "  reply - modelled completion: p50 {:.3f} ms, p99 {:.3f} ms, max {:.3f} ms over {} replies\n",
-             format_duration(s.seconds), format_size(static_cast<double>(s.bytes_written)), s.writes,
-             format_rate(rate), format_size(static_cast<double>(s.bytes_read)), s.reads, s.enospc, s.efbig,
-             s.other_errors, s.fault_events, s.stalls, format_duration(s.stall_seconds), s.fill * 100,
-             s.capacity_bytes > 0 ? format_size(s.capacity_bytes) : std::string("unlimited"), s.late_p50 * 1e3,
-             s.late_p99 * 1e3, s.late_max * 1e3, s.late_samples);
-  print_power_loss(s);
-}
 
 }  // namespace
 
@@ -154,8 +92,8 @@ Handler setup_mount(CLI::App& sub) {
     if (Status s = fusefs::check_mount(opt); !s.ok()) return bad_input(s.message());
     auto sum = fusefs::run_mount(opt);
     if (!sum) return failure(sum.message());
-    print_summary(*sum);
-    if (a->json) fmt::print("{}\n", summary_json(*sum, p->name).dump(2));
+    fmt::print(stderr, "{}", fusefs::summary_text(*sum));
+    if (a->json) fmt::print("{}\n", fusefs::summary_json(*sum, p->name).dump(2));
     return kExitOk;
   };
 }

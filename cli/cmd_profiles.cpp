@@ -2,10 +2,10 @@
 #include <memory>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "cli/command.h"
 #include "models/profile.h"
+#include "sim/profile_report.h"
 
 namespace sd::cli {
 
@@ -19,29 +19,8 @@ Handler setup_profiles(CLI::App& sub) {
       "Compose layers with '+': --profile rpi4-bullseye+exfat-kernel+sandisk-extremego-64g");
   return [json] {
     auto list = builtin_profiles();
-    if (*json) {
-      nlohmann::json out = nlohmann::json::array();
-      for (const auto& p : list)
-        out.push_back({{"name", p.name},
-                       {"layer", p.layer ? std::string(layer_name(*p.layer)) : "composite"},
-                       {"summary", p.summary},
-                       {"layers", p.layers}});
-      fmt::print("{}\n", out.dump(2));
-      return kExitOk;
-    }
-    size_t w = 0;
-    for (const auto& p : list) w = std::max(w, p.name.size());
-    std::string group = "-";
-    for (const auto& p : list) {
-      std::string g = p.layer ? std::string(layer_name(*p.layer)) : "composite (host+filesystem+device)";
-      if (g != group) {
-        fmt::print("{}{}:\n", group == "-" ? "" : "\n", g);
-        group = g;
-      }
-      fmt::print("  {:<{}}  {}\n", p.name, w, p.summary);
-      if (!p.layers.empty()) fmt::print("  {:<{}}    = {}\n", "", w, p.layers);
-    }
-    fmt::print("\nShow one: streamdisk show NAME    Combine: --profile HOST+FILESYSTEM+DEVICE\n");
+    if (*json) fmt::print("{}\n", profiles_json(list).dump(2));
+    else fmt::print("{}", profiles_text(list));
     return kExitOk;
   };
 }

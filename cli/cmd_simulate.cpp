@@ -13,7 +13,7 @@
 #include "cli/command.h"
 #include "cli/fault_args.h"
 #include "cli/recording_args.h"
-#include "cli/spread_report.h"
+#include "sim/spread_report.h"
 #include "models/fault.h"
 #include "models/model_device.h"
 #include "models/profile.h"

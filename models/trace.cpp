@@ -268,6 +268,7 @@ Result<Trace> read_trace(std::istream& in, const std::string& name) {
     t.records.push_back(std::move(r));
   }
   if (!lines.ok()) return lines.status();
+  t.version = version;
   if (!header_seen) {
     return Result<Trace>::error(fmt::format("{}:{}: {}", name, std::max<size_t>(lines.lineno(), 1),
                                             magic_seen ? "no column header line"

@@ -50,6 +50,7 @@ struct TraceRecord {
 struct Trace {
   std::map<std::string, std::string> meta;  // "# key=value" lines
   std::vector<TraceRecord> records;
+  int version = kTraceFormatVersion;        // the format read: 1 has no `direct` column
 };
 
 // Writes rows as they come; flushes on close/destruction. Not thread-safe.

@@ -25,16 +25,7 @@ esac
 
 # Host side: compiler, emulator, and the tools the build and the package use.
 host_packages=(g++-$triple qemu-user-static help2man dpkg-dev)
-missing=()
-for p in "${host_packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "cross-sysroot.sh: installing ${missing[*]}" >&2
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
-  $SUDO apt-get update -qq || true   # an index that fails is reported by the install below
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+"$(dirname "$0")/install-missing.sh" cross-sysroot.sh "${host_packages[@]}"
 [[ -n $dir ]] || exit 0
 
 # Target side: the -dev packages for headers, .so links and .pc files, and the

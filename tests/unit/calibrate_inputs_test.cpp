@@ -7,6 +7,7 @@
 #include "calibrate/calibrate.h"
 #include "calibrate/synthetic.h"
 #include "models/profile.h"
+#include "models/trace.h"
 
 using namespace sd;
 using namespace sd::cal;
@@ -135,5 +136,63 @@ TEST_CASE("measure's buffered block-size sweep is a sweep, a buffered sustained 
   t.meta = {{"sweep", "sustained"}, {"direct", "0"}};
   CHECK(series_from_trace(t, "sustained.csv")->buffered);
   t.meta = {{"direct", "1"}};
+  t.records[0].direct = true;  // what the op did (the column) agrees with the header
   CHECK_FALSE(series_from_trace(t, "direct.csv")->buffered);
+}
+
+// The `direct` column says what each write did; the `# direct=` header what
+// the tool asked for (characterize asks for O_DIRECT where a filesystem may
+// refuse it). Format 1 traces have no column: there the header decides.
+TEST_CASE("calibrate takes direct from the trace's column and from the header only in format 1",
+          "[calibrate][inputs]") {
+  auto trace = [](int version, const char* header, std::vector<bool> column) {
+    Trace t;
+    t.version = version;
+    t.meta = {{"sweep", "sustained"}, {"direct", header}};
+    double at = 0;
+    for (bool d : column) {
+      TraceRecord r{at, at + 0.001, OpKind::Write, "1", 0, 4096};
+      r.direct = d;
+      t.records.push_back(r);
+      at += 0.001;
+    }
+    return *series_from_trace(t, "t.csv");
+  };
+  // Format 2, header and column disagree: the column wins.
+  Series asked_direct = trace(2, "1", {false, false});
+  CHECK(asked_direct.direct == false);
+  CHECK(asked_direct.buffered);  // the page cache was in the writes' times: the page-cache fit
+  Series asked_buffered = trace(2, "0", {true, true});
+  CHECK(asked_buffered.direct == true);
+  CHECK_FALSE(asked_buffered.buffered);
+  // A mix says neither: not the page-cache fit.
+  Series mixed = trace(2, "0", {true, false});
+  CHECK_FALSE(mixed.direct.has_value());
+  CHECK_FALSE(mixed.buffered);
+  // Format 1: every record reads as direct = 0, so the header decides.
+  CHECK(trace(1, "1", {false}).direct == true);
+  CHECK_FALSE(trace(1, "1", {false}).buffered);
+  CHECK(trace(1, "0", {false}).buffered);
+}
+
+TEST_CASE("a format 1 trace read from text keeps its version and takes direct from its header",
+          "[calibrate][inputs]") {
+  std::istringstream v1(
+      "# streamdisk-trace 1\n# sweep=sustained\n# direct=1\n"
+      "start_s,end_s,op,file,offset,bytes,thread,queue_depth,modelled_end_s,error\n"
+      "0,0.001,write,1,0,4096,0,1,,0\n");
+  auto t = read_trace(v1, "v1.csv");
+  REQUIRE(t);
+  CHECK(t->version == 1);
+  CHECK(series_from_trace(*t, "v1.csv")->direct == true);
+  std::istringstream v2(
+      "# streamdisk-trace 2\n# sweep=sustained\n# direct=1\n"
+      "start_s,end_s,op,file,offset,bytes,thread,queue_depth,modelled_end_s,error,direct\n"
+      "0,0.001,write,1,0,4096,0,1,,0,0\n");
+  t = read_trace(v2, "v2.csv");
+  REQUIRE(t);
+  CHECK(t->version == 2);
+  Series s = *series_from_trace(*t, "v2.csv");
+  CHECK(s.direct == false);
+  CHECK(s.buffered);
 }

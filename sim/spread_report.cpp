@@ -1,8 +1,8 @@
-#include "cli/spread_report.h"
+#include "sim/spread_report.h"
 
 #include <fmt/format.h>
 
-namespace sd::cli {
+namespace sd {
 
 std::string spread_range_text(const Spread& s, const ValueText& value) {
   if (s.low == s.high) return fmt::format("{} (no estimated parameter moves it)", value(s.nominal));
@@ -40,4 +40,4 @@ nlohmann::json spread_json(const Spread& s) {
           {"sensitivities", sens}};
 }
 
-}  // namespace sd::cli
+}  // namespace sd

@@ -1,4 +1,4 @@
-// How simulate, capacity and show print an answer with its spread
+// How simulate, capacity and show report an answer with its spread
 // (sim/spread.h): one text line and one JSON object, the same in each.
 #pragma once
 #include <functional>
@@ -8,7 +8,7 @@
 
 #include "sim/spread.h"
 
-namespace sd::cli {
+namespace sd {
 
 // Formats an answer value ("6 channels", "62.5 MHz", "5.9 MB/s").
 using ValueText = std::function<std::string(double)>;
@@ -22,4 +22,4 @@ std::string spread_decisive_text(const Spread& s, const ValueText& value);
 //  "sensitivities": [{"parameter", "value", "range", "answer_at_low", "answer_at_high", "swing", "measured_by"}]}
 nlohmann::json spread_json(const Spread& s);
 
-}  // namespace sd::cli
+}  // namespace sd
