@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/profile.h"
+#include "short_run.h"
 #include "sim/capacity.h"
 #include "sim/overrun_stats.h"
 #include "sim/seed_pool.h"
@@ -270,8 +271,10 @@ TEST_CASE("capacity: speculative candidates on several threads give the sequenti
     const char* profile;
     CapacityTarget target;
   };
-  for (Case k : {Case{"samsung-870qvo-4t", CapacityTarget::Channels}, Case{"crio-9014", CapacityTarget::SampleRate},
-                 Case{"usrp-2974", CapacityTarget::Buffer}}) {
+  const Case cases[] = {{"samsung-870qvo-4t", CapacityTarget::Channels}, {"crio-9014", CapacityTarget::SampleRate},
+                        {"usrp-2974", CapacityTarget::Buffer}};
+  for (int i = 0; i < sd_test::sets(3, 1); ++i) {
+    const Case& k = cases[i];
     INFO(k.profile);
     Profile p = builtin(k.profile);
     CapacityQuery q;
