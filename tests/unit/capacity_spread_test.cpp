@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "models/profile.h"
+#include "short_run.h"
 #include "sim/capacity.h"
 #include "sim/capacity_spread.h"
 #include "sim/overrun_stats.h"
@@ -110,6 +111,7 @@ TEST_CASE("capacity spread: the shortcuts give the plain computation's answers o
   std::vector<Profile> ps;
   for (const auto& info : builtin_profiles())
     if (!info.layer || *info.layer == Layer::Device) ps.push_back(builtin(info.name));
+  ps.resize(static_cast<size_t>(sd_test::sets(static_cast<int>(ps.size()), 4)));
   std::vector<const Profile*> ptrs;
   std::vector<CapacityQuery> qs;
   for (const auto& p : ps) {

@@ -171,11 +171,13 @@ TEST_CASE("capacity criterion: the answer brackets the closed-form rate where P 
 }
 
 TEST_CASE("capacity criterion: early stopping gives the answer of the full seed set", "[capacity]") {
-  for (const char* which : {"poisson", "document 003"}) {
+  const char* const cases[] = {"poisson", "document 003"};
+  for (int i = 0; i < sd_test::sets(2, 1); ++i) {
+    const std::string which = cases[i];
     INFO(which);
     CapacityQuery q;
-    Profile p = std::string(which) == "poisson" ? stall_profile(2000) : builtin("rpi4-buster-ultrafit-exfat");
-    if (std::string(which) == "poisson") {
+    Profile p = which == "poisson" ? stall_profile(2000) : builtin("rpi4-buster-ultrafit-exfat");
+    if (which == "poisson") {
       q.base = recording(48000, 100);
       q.target = CapacityTarget::SampleRate;
     } else {
@@ -201,7 +203,9 @@ TEST_CASE("capacity criterion: the thread count does not change any result", "[c
   q.base.format = FormatKind::W64;
   q.probes = {4, 12};
   std::vector<CapacityResult> rs;
-  for (unsigned t : {1u, 2u, 3u, 8u}) {
+  const unsigned counts[] = {1, 2, 3, 8};
+  for (int i = 0; i < sd_test::sets(4, 2); ++i) {
+    const unsigned t = counts[i];
     q.threads = t;
     auto r = find_capacity(p, q);
     REQUIRE(r.ok());
