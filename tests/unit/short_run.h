@@ -1,7 +1,7 @@
 // The unit tests under an emulator (CI's ARM leg: tests/cross.sh armhf unit,
 // qemu-user, 30-60 times slower than native). With SD_TEST_SHORT=1 in the
 // environment, the few Monte-Carlo cases that repeat one check over many
-// independent random sets (drives, seeds, document rows, thread counts) run
+// independent random sets (drives, seeds, document rows, profiles, thread counts) run
 // the first `short_n` of them instead of all `full_n`. Every set is checked
 // with the same tolerance, so a short run checks a subset of the same
 // assertions, never a looser one; the full count runs natively in every CI
