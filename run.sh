@@ -47,8 +47,11 @@ case "${1:-demo}" in
     tests/sanitize.sh || rc=1
     tests/fuzz/run.sh 20 || rc=1
     # The ARM leg: the model built for armhf answers as on amd64, byte for byte,
-    # under qemu-user (docs/install.md; the full cross build: tests/cross.sh).
+    # under qemu-user; then every unit test case built for armhf, under qemu-user,
+    # the long Monte-Carlo ones on their first few random sets (docs/install.md;
+    # the full cross build with the CLI tests and the package: tests/cross.sh armhf).
     tests/cross_model.sh armhf || rc=1
+    tests/cross.sh armhf unit || rc=1
     exit $rc
     ;;
   *)

@@ -111,10 +111,15 @@ int Semantics::chown_error(bool changes) const {
 
 struct timespec Semantics::round_time(struct timespec t) const {
   if (time_res_ns_ <= 1 || t.tv_nsec == UTIME_NOW || t.tv_nsec == UTIME_OMIT) return t;
-  __int128 ns = static_cast<__int128>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
-  __int128 r = ns - ((ns % time_res_ns_) + time_res_ns_) % time_res_ns_;  // floor, also before 1970
-  t.tv_sec = static_cast<time_t>(r / 1'000'000'000);
-  t.tv_nsec = static_cast<long>(r % 1'000'000'000);
+  // Floor to a multiple of the resolution R (<= 1e10 ns), also before 1970,
+  // without 128-bit integers (none on 32-bit ARM): (sec * 1e9 + nsec) mod R
+  // from sec mod R and 1e9 mod R, whose product stays under 1e19 < 2^64.
+  const auto res = static_cast<uint64_t>(time_res_ns_);
+  const int64_t sec = t.tv_sec;
+  const auto sec_mod = static_cast<uint64_t>(((sec % time_res_ns_) + time_res_ns_) % time_res_ns_);
+  const uint64_t excess = (sec_mod * (1'000'000'000 % res) % res + static_cast<uint64_t>(t.tv_nsec)) % res;
+  t.tv_sec = static_cast<time_t>(sec - static_cast<int64_t>(excess / 1'000'000'000));
+  t.tv_nsec -= static_cast<long>(excess % 1'000'000'000);
   if (t.tv_nsec < 0) t.tv_nsec += 1'000'000'000, --t.tv_sec;
   return t;
 }

@@ -11,6 +11,7 @@
 #include "calibrate/calibrate.h"
 #include "calibrate/synthetic.h"
 #include "models/profile.h"
+#include "short_run.h"
 
 using namespace sd;
 using namespace sd::cal;
@@ -66,7 +67,7 @@ std::vector<uint64_t> sweep_sizes() {
 
 TEST_CASE("calibrate recovers write parameters of random drives within 3 %", "[calibrate][truth]") {
   NoiseGen g(20261130);
-  for (int set = 0; set < 20; ++set) {
+  for (int set = 0; set < sd_test::sets(20, 4); ++set) {
     double sustained = loguniform(g, 10, 1000);
     // Overheads comparable to or larger than a 4 KiB transfer, as real drives have.
     double overhead_us = 4096 / sustained * loguniform(g, 0.5, 50);
@@ -114,7 +115,7 @@ TEST_CASE("calibrate recovers write parameters of random drives within 3 %", "[c
 
 TEST_CASE("calibrate recovers stall distributions from per-write latency outliers within 3 %", "[calibrate][truth]") {
   NoiseGen g(7);
-  for (int set = 0; set < 3; ++set) {
+  for (int set = 0; set < sd_test::sets(3, 1); ++set) {
     double sustained = loguniform(g, 10, 500);
     uint64_t block = 64 << 10;
     double op_s = block / (sustained * 1e6);
@@ -138,7 +139,7 @@ TEST_CASE("calibrate recovers stall distributions from per-write latency outlier
 
 TEST_CASE("calibrate recovers the host page cache from buffered writes within 3 %", "[calibrate][truth]") {
   NoiseGen g(11);
-  for (int set = 0; set < 10; ++set) {
+  for (int set = 0; set < sd_test::sets(10, 3); ++set) {
     double limit = loguniform(g, 2e8, 2e9), memory = uniform(g, 1000, 4000), sustained = loguniform(g, 20, 400);
     Profile p = make_profile({{"sustained_mbps", sustained}}, {{"dirty_limit_bytes", limit}, {"memory_mbps", memory}});
     INFO(fmt::format("set {}: dirty limit {:.4g} B, memory {:.4g} MB/s, device {:.4g} MB/s", set, limit, memory, sustained));
@@ -154,7 +155,7 @@ TEST_CASE("calibrate recovers the read model from a threads x block-size table w
   NoiseGen g(3);
   std::vector<double> blocks;
   for (double b = 512; b <= 8 * 1048576; b *= 4) blocks.push_back(b);
-  for (int set = 0; set < 4; ++set) {  // 14 sets pass too (40 s); 4 keep CI lean
+  for (int set = 0; set < sd_test::sets(4, 1); ++set) {  // 14 sets pass too (40 s); 4 keep CI lean
     ReadParams truth;
     truth.mbps = loguniform(g, 50, 3000);
     truth.latency_us = loguniform(g, 5, 500);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "models/profile.h"
+#include "short_run.h"
 #include "sim/capacity.h"
 #include "sim/capacity_spread.h"
 #include "sim/overrun_stats.h"
@@ -110,6 +111,7 @@ TEST_CASE("capacity spread: the shortcuts give the plain computation's answers o
   std::vector<Profile> ps;
   for (const auto& info : builtin_profiles())
     if (!info.layer || *info.layer == Layer::Device) ps.push_back(builtin(info.name));
+  ps.resize(static_cast<size_t>(sd_test::sets(static_cast<int>(ps.size()), 4)));
   std::vector<const Profile*> ptrs;
   std::vector<CapacityQuery> qs;
   for (const auto& p : ps) {
@@ -149,10 +151,15 @@ TEST_CASE("aimed channel search: the plain bracket and bisection's answers on ev
     uint32_t bits;
   };
   uint64_t aimed_runs = 0, plain_runs = 0;
-  for (Rec r : {Rec{90, 1 << 20, 24}, Rec{20, 4 << 20, 16}})
-    for (const auto& info : builtin_profiles()) {
-      if (info.layer && *info.layer != Layer::Device) continue;
-      Profile p = builtin(info.name);
+  const Rec recs[] = {{20, 4 << 20, 16}, {90, 1 << 20, 24}};
+  std::vector<std::string> names;
+  for (const auto& info : builtin_profiles())
+    if (!info.layer || *info.layer == Layer::Device) names.push_back(info.name);
+  names.resize(static_cast<size_t>(sd_test::sets(static_cast<int>(names.size()), 6)));
+  for (int i = 0; i < sd_test::sets(2, 1); ++i)
+    for (const auto& name : names) {
+      const Rec r = recs[i];
+      Profile p = builtin(name);
       CapacityQuery q;
       q.base = recording(r.minutes);
       q.base.buffer_bytes = r.buffer;
@@ -163,7 +170,7 @@ TEST_CASE("aimed channel search: the plain bracket and bisection's answers on ev
       auto plain = find_capacity(p, q);
       REQUIRE(aimed.ok());
       REQUIRE(plain.ok());
-      INFO(info.name << ", " << r.minutes << " min: aimed " << aimed->best << " in " << aimed->runs << " runs, plain "
+      INFO(name << ", " << r.minutes << " min: aimed " << aimed->best << " in " << aimed->runs << " runs, plain "
                      << plain->best << " in " << plain->runs);
       CHECK(aimed->best == plain->best);
       CHECK(aimed->found == plain->found);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/profile.h"
+#include "short_run.h"
 #include "sim/capacity.h"
 #include "sim/overrun_stats.h"
 #include "sim/seed_pool.h"
@@ -170,11 +171,13 @@ TEST_CASE("capacity criterion: the answer brackets the closed-form rate where P 
 }
 
 TEST_CASE("capacity criterion: early stopping gives the answer of the full seed set", "[capacity]") {
-  for (const char* which : {"poisson", "document 003"}) {
+  const char* const cases[] = {"poisson", "document 003"};
+  for (int i = 0; i < sd_test::sets(2, 1); ++i) {
+    const std::string which = cases[i];
     INFO(which);
     CapacityQuery q;
-    Profile p = std::string(which) == "poisson" ? stall_profile(2000) : builtin("rpi4-buster-ultrafit-exfat");
-    if (std::string(which) == "poisson") {
+    Profile p = which == "poisson" ? stall_profile(2000) : builtin("rpi4-buster-ultrafit-exfat");
+    if (which == "poisson") {
       q.base = recording(48000, 100);
       q.target = CapacityTarget::SampleRate;
     } else {
@@ -200,7 +203,9 @@ TEST_CASE("capacity criterion: the thread count does not change any result", "[c
   q.base.format = FormatKind::W64;
   q.probes = {4, 12};
   std::vector<CapacityResult> rs;
-  for (unsigned t : {1u, 2u, 3u, 8u}) {
+  const unsigned counts[] = {1, 2, 3, 8};
+  for (int i = 0; i < sd_test::sets(4, 2); ++i) {
+    const unsigned t = counts[i];
     q.threads = t;
     auto r = find_capacity(p, q);
     REQUIRE(r.ok());
@@ -270,8 +275,10 @@ TEST_CASE("capacity: speculative candidates on several threads give the sequenti
     const char* profile;
     CapacityTarget target;
   };
-  for (Case k : {Case{"samsung-870qvo-4t", CapacityTarget::Channels}, Case{"crio-9014", CapacityTarget::SampleRate},
-                 Case{"usrp-2974", CapacityTarget::Buffer}}) {
+  const Case cases[] = {{"samsung-870qvo-4t", CapacityTarget::Channels}, {"crio-9014", CapacityTarget::SampleRate},
+                        {"usrp-2974", CapacityTarget::Buffer}};
+  for (int i = 0; i < sd_test::sets(3, 1); ++i) {
+    const Case& k = cases[i];
     INFO(k.profile);
     Profile p = builtin(k.profile);
     CapacityQuery q;

@@ -106,6 +106,14 @@ TEST_CASE("semantics: timestamps round down to the filesystem's resolution", "[m
   struct timespec n = of("ntfs-3g").round_time(t);
   CHECK(n.tv_nsec == 999999900);
   CHECK(of("ext4").round_time(t).tv_nsec == 999999999);
+  // Before 1970 it still rounds down (toward earlier times), also with a 32-bit time_t.
+  struct timespec before {-3, 500000000};
+  struct timespec fb = of("fat32").round_time(before);
+  CHECK(fb.tv_sec == -4);
+  CHECK(fb.tv_nsec == 0);
+  struct timespec xb = of("exfat-kernel").round_time({-1, 5000001});
+  CHECK(xb.tv_sec == -1);
+  CHECK(xb.tv_nsec == 0);
   struct timespec now {0, UTIME_NOW};
   CHECK(of("fat32").round_time(now).tv_nsec == UTIME_NOW);
 }
