@@ -4,6 +4,8 @@
 // (no wall-clock figure: bench/sim_bench prints estimate / CPU measured).
 #include <catch2/catch.hpp>
 
+#include "builtin_profile.h"
+
 #include <vector>
 
 #include "models/profile.h"
@@ -14,12 +16,6 @@
 using namespace sd;
 
 namespace {
-
-Profile builtin(const std::string& spec) {
-  auto p = load_profile(spec);
-  REQUIRE(p.ok());
-  return *p;
-}
 
 // 48 kHz x 16-bit W64 in a 1 MiB ring, as capacity --help's buyer's table.
 RecorderConfig recording(double seconds) {
@@ -47,7 +43,7 @@ TEST_CASE("capacity cost: the estimate follows a search's work with and without 
   RecorderConfig c = recording(1200);
   for (const char* name : {"rpi4-buster-ultrafit-exfat", "rpi4-bullseye-extremego-exfat"}) {
     INFO(name);
-    Profile p = builtin(name);
+    Profile p = sd_test::builtin_profile(name);
     CapacityQuery q;
     q.base = c;
     auto r = find_capacity(p, q);
@@ -61,7 +57,7 @@ TEST_CASE("capacity cost: the estimate follows a search's work with and without 
 
 TEST_CASE("capacity cost: the estimate follows the spread's searches on document 003's stack", "[capacity][cost]") {
   RecorderConfig c = recording(1200);
-  Profile p = builtin("rpi4-buster-ultrafit-exfat");
+  Profile p = sd_test::builtin_profile("rpi4-buster-ultrafit-exfat");
   CapacityQuery q;
   q.base = c;
   std::vector<const Profile*> ps = {&p};
@@ -84,7 +80,7 @@ TEST_CASE("capacity cost: the buyer's table of capacity --help is accepted and a
   auto specs = expand_profile_globs({"rpi4-bullseye+exfat-kernel+*", "rpi4-buster+exfat-fuse+*"});
   REQUIRE(specs.ok());
   std::vector<Profile> table;
-  for (const auto& s : *specs) table.push_back(builtin(s));
+  for (const auto& s : *specs) table.push_back(sd_test::builtin_profile(s));
   std::vector<const Profile*> ptrs;
   for (const auto& p : table) ptrs.push_back(&p);
   RecorderConfig c = recording(7200);
@@ -94,7 +90,7 @@ TEST_CASE("capacity cost: the buyer's table of capacity --help is accepted and a
   auto all = expand_profile_globs({"*+*+*"});
   REQUIRE(all.ok());
   std::vector<Profile> every;
-  for (const auto& s : *all) every.push_back(builtin(s));
+  for (const auto& s : *all) every.push_back(sd_test::builtin_profile(s));
   std::vector<const Profile*> every_ptr;
   for (const auto& p : every) every_ptr.push_back(&p);
   Status st = check_capacity_cost(every_ptr, recording(5400), 1000, true);

@@ -3,6 +3,8 @@
 // short-cuts, followed to the end. Virtual time only.
 #include <catch2/catch.hpp>
 
+#include "builtin_profile.h"
+
 #include <vector>
 
 #include "models/profile.h"
@@ -14,12 +16,6 @@
 using namespace sd;
 
 namespace {
-
-Profile builtin(const std::string& spec) {
-  auto p = load_profile(spec);
-  REQUIRE(p.ok());
-  return *p;
-}
 
 // Every verdict capacity's rule can still reach from k overruns in n seeds:
 // stop at the first n whose bounds settle, else the estimate at max_seeds.
@@ -83,7 +79,7 @@ TEST_CASE("certain verdict: never contradicts the rule followed to the end, and 
 }
 
 TEST_CASE("verdict-only search: the same answer on fewer seeds", "[capacity][spread]") {
-  Profile p = builtin("rpi4-buster-ultrafit-exfat");
+  Profile p = sd_test::builtin_profile("rpi4-buster-ultrafit-exfat");
   CapacityQuery q;
   q.base = recording(20);
   q.base.stream.sample_bits = 16;
@@ -110,7 +106,7 @@ TEST_CASE("capacity spread: the shortcuts give the plain computation's answers o
   // Channels: a whole-number search finds the same answer from any start.
   std::vector<Profile> ps;
   for (const auto& info : builtin_profiles())
-    if (!info.layer || *info.layer == Layer::Device) ps.push_back(builtin(info.name));
+    if (!info.layer || *info.layer == Layer::Device) ps.push_back(sd_test::builtin_profile(info.name));
   ps.resize(static_cast<size_t>(sd_test::sets(static_cast<int>(ps.size()), 4)));
   std::vector<const Profile*> ptrs;
   std::vector<CapacityQuery> qs;
@@ -159,7 +155,7 @@ TEST_CASE("aimed channel search: the plain bracket and bisection's answers on ev
   for (int i = 0; i < sd_test::sets(2, 1); ++i)
     for (const auto& name : names) {
       const Rec r = recs[i];
-      Profile p = builtin(name);
+      Profile p = sd_test::builtin_profile(name);
       CapacityQuery q;
       q.base = recording(r.minutes);
       q.base.buffer_bytes = r.buffer;
@@ -185,7 +181,7 @@ TEST_CASE("capacity spread: seeds carried between candidates give the same runs 
           "[capacity][spread][threads]") {
   // CapacityQuery::same_seeds takes only consumed seeds' verdicts, so what a
   // search runs does not depend on which threads finished first.
-  Profile p = builtin("rpi4-buster-ultrafit-exfat");
+  Profile p = sd_test::builtin_profile("rpi4-buster-ultrafit-exfat");
   CapacityQuery q;
   q.base = recording(5);
   q.base.stream.sample_bits = 16;

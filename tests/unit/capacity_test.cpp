@@ -3,6 +3,8 @@
 // statistics, early stopping and thread independence. Virtual time only.
 #include <catch2/catch.hpp>
 
+#include "builtin_profile.h"
+
 #include <atomic>
 #include <cmath>
 #include <vector>
@@ -33,12 +35,6 @@ Profile stall_profile(double interval_mb) {
   Profile out = *p;
   REQUIRE(out.finish().ok());
   return out;
-}
-
-Profile builtin(const std::string& spec) {
-  auto p = load_profile(spec);
-  REQUIRE(p.ok());
-  return *p;
 }
 
 // 1 channel x 16-bit raw; the searched quantity replaces what needs replacing.
@@ -176,7 +172,7 @@ TEST_CASE("capacity criterion: early stopping gives the answer of the full seed 
     const std::string which = cases[i];
     INFO(which);
     CapacityQuery q;
-    Profile p = which == "poisson" ? stall_profile(2000) : builtin("rpi4-buster-ultrafit-exfat");
+    Profile p = which == "poisson" ? stall_profile(2000) : sd_test::builtin_profile("rpi4-buster-ultrafit-exfat");
     if (which == "poisson") {
       q.base = recording(48000, 100);
       q.target = CapacityTarget::SampleRate;
@@ -197,7 +193,7 @@ TEST_CASE("capacity criterion: early stopping gives the answer of the full seed 
 }
 
 TEST_CASE("capacity criterion: the thread count does not change any result", "[capacity][threads]") {
-  Profile p = builtin("rpi4-buster-ultrafit-exfat");
+  Profile p = sd_test::builtin_profile("rpi4-buster-ultrafit-exfat");
   CapacityQuery q;
   q.base = recording(48000, 900);
   q.base.format = FormatKind::W64;
@@ -225,7 +221,7 @@ TEST_CASE("capacity criterion: the thread count does not change any result", "[c
 }
 
 TEST_CASE("capacity criterion: a profile without random stalls needs one exact run per candidate", "[capacity]") {
-  Profile p = builtin("crio-9014");
+  Profile p = sd_test::builtin_profile("crio-9014");
   CapacityQuery q;
   q.base = recording(51200, 600);
   q.base.stream.sample_bits = 32;
@@ -244,7 +240,7 @@ TEST_CASE("capacity criterion: a profile without random stalls needs one exact r
 }
 
 TEST_CASE("capacity: several profiles searched at once give the answers of one by one", "[capacity][threads]") {
-  std::vector<Profile> ps = {builtin("rpi4-buster-ultrafit-exfat"), builtin("crio-9014"), builtin("usrp-2974")};
+  std::vector<Profile> ps = {sd_test::builtin_profile("rpi4-buster-ultrafit-exfat"), sd_test::builtin_profile("crio-9014"), sd_test::builtin_profile("usrp-2974")};
   std::vector<const Profile*> ptrs;
   std::vector<CapacityQuery> qs;
   for (const auto& p : ps) {
@@ -280,7 +276,7 @@ TEST_CASE("capacity: speculative candidates on several threads give the sequenti
   for (int i = 0; i < sd_test::sets(3, 1); ++i) {
     const Case& k = cases[i];
     INFO(k.profile);
-    Profile p = builtin(k.profile);
+    Profile p = sd_test::builtin_profile(k.profile);
     CapacityQuery q;
     q.base = recording(48000, 120);
     q.base.format = FormatKind::W64;

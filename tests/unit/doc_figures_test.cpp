@@ -4,6 +4,8 @@
 // time. Tolerance: 5 %.
 #include <catch2/catch.hpp>
 
+#include "builtin_profile.h"
+
 #include "models/model_device.h"
 #include "models/profile.h"
 #include "sequential_write.h"
@@ -12,18 +14,11 @@ using namespace sd;
 
 namespace {
 
-Profile load(const std::string& spec) {
-  auto p = load_profile(spec);
-  INFO(spec << ": " << (p ? "" : p.message()));
-  REQUIRE(p.ok());
-  return *p;
-}
-
 // `dd if=/dev/zero of=test.bin bs=10M count=100` without conv=fsync: dd's clock
 // stops when the last write() returns, with up to the host's dirty limit still
 // in the page cache. dd prints bytes / seconds in units of 10^6.
 double dd_mbps(const std::string& spec) {
-  Profile p = load(spec);
+  Profile p = sd_test::builtin_profile(spec);
   ModelDevice dev(p, {.seed = 1});
   VirtualClock clock;
   SequentialWrite w;
@@ -60,7 +55,7 @@ TEST_CASE("document 003: dd bs=10M count=100 on the Raspberry Pi 4", "[doc003][p
 
 TEST_CASE("document 001: 16 GB in 1 MB blocks, 189 MB/s average, fast first GB", "[doc001][profiles]") {
   // The document's "16 GB", "1 MB" and "MB/s" are binary: 16 GiB / 86.7 s = 189 MiB/s.
-  Profile p = load("laptop-doc001");
+  Profile p = sd_test::builtin_profile("laptop-doc001");
   ModelDevice dev(p, {.seed = 1});
   VirtualClock clock;
   SequentialWrite w;
@@ -84,7 +79,7 @@ TEST_CASE("document 001: 16 GB in 1 MB blocks, 189 MB/s average, fast first GB",
 
 TEST_CASE("document 002: 1300-1600 MB/s for about 10 s, then 300 MB/s", "[doc002][profiles]") {
   // Their LabVIEW benchmark writes the whole free area and logs every write.
-  Profile p = load("usrp-2974");
+  Profile p = sd_test::builtin_profile("usrp-2974");
   ModelDevice dev(p, {.seed = 1});
   VirtualClock clock;
   SequentialWrite w;
@@ -128,7 +123,7 @@ TEST_CASE("document 000: cRIO binary peak rates, knee near 1 MB", "[doc000][prof
     return r.bytes / (r.end - r.start) / 1e6;
   };
   for (const auto& row : rows) {
-    Profile p = load(row.profile);
+    Profile p = sd_test::builtin_profile(row.profile);
     double peak = rate_at(p, 4 * 1048576);
     double at_1m = rate_at(p, 1048576);
     double at_256k = rate_at(p, 256 * 1024);

@@ -3,6 +3,8 @@
 // determinism).
 #include <catch2/catch.hpp>
 
+#include "builtin_profile.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
@@ -34,12 +36,6 @@ class ScriptedDevice final : public Device {
   int slow_;
   double extra_;
 };
-
-Profile profile(const std::string& spec) {
-  auto p = load_profile(spec);
-  REQUIRE(p.ok());
-  return *p;
-}
 
 RecorderResult run(const Profile& p, const RecorderConfig& c, uint64_t seed = 1, TraceWriter* trace = nullptr) {
   ModelOptions mo;
@@ -125,7 +121,7 @@ TEST_CASE("a device faster than the data never overruns, and every frame is writ
 }
 
 TEST_CASE("FAT32's 4 GiB file limit stops a single-file recording with EFBIG", "[recorder]") {
-  auto p = profile("fat32+samsung-960evo-250g");
+  auto p = sd_test::builtin_profile("fat32+samsung-960evo-250g");
   RecorderConfig c;
   c.stream = {48, 48000, 24, false};
   c.format = FormatKind::Raw;
@@ -153,7 +149,7 @@ TEST_CASE("FAT32's 4 GiB file limit stops a single-file recording with EFBIG", "
 }
 
 TEST_CASE("WAV stops at its 4 GiB RIFF limit and warns past 2 GiB", "[recorder]") {
-  auto p = profile("samsung-960evo-250g");
+  auto p = sd_test::builtin_profile("samsung-960evo-250g");
   RecorderConfig c;
   c.stream = {48, 48000, 24, false};
   c.format = FormatKind::Wav;
@@ -168,7 +164,7 @@ TEST_CASE("WAV stops at its 4 GiB RIFF limit and warns past 2 GiB", "[recorder]"
 }
 
 TEST_CASE("the same seed gives a byte-identical trace, another seed does not", "[recorder][determinism]") {
-  auto p = profile("rpi4-buster-ultrafit-exfat");
+  auto p = sd_test::builtin_profile("rpi4-buster-ultrafit-exfat");
   RecorderConfig c;
   c.stream = {48, 48000, 16, false};
   c.format = FormatKind::W64;

@@ -3,6 +3,8 @@
 // figures are the expectations, with the tolerances stated in each test.
 #include <catch2/catch.hpp>
 
+#include "builtin_profile.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -20,12 +22,6 @@
 using namespace sd;
 
 namespace {
-
-Profile profile(const std::string& spec) {
-  auto p = load_profile(spec);
-  REQUIRE(p.ok());
-  return *p;
-}
 
 RecorderResult run(const Profile& p, const RecorderConfig& c, uint64_t seed = 1) {
   ModelOptions mo;
@@ -119,7 +115,7 @@ TEST_CASE("document 003: each row of the overrun table lies in the spread the pr
                       {kUltraFitExfat, 4, 256 << 10, 18, 1},
                       {kUltraFitExfat, 16, 256 << 10, 18, 16},
                       {kUltraFitExfat, 16, 128 << 10, 48, 17}};
-  auto p = profile(kUltraFitExfat);
+  auto p = sd_test::builtin_profile(kUltraFitExfat);
   for (int i = 0; i < sd_test::sets(5, 2); ++i) {
     const Row& row = rows[i];
     Spread s = mean_overrun_spread(p, doc003(row.channels, row.gb, row.buffer), 3);
@@ -141,7 +137,7 @@ TEST_CASE("document 003: fewer channels - the problem disappears (8 channels cle
   // not say how many; docs/tutorials/003 takes 8 (under half of 18, the
   // smallest count its table shows failing; a common small interface).
   // 1.5 h at 48 kHz, 16-bit, W64, 1 MiB buffer, the setup of the table.
-  auto p = profile(kUltraFitExfat);
+  auto p = sd_test::builtin_profile(kUltraFitExfat);
   auto c = [](uint32_t ch) {
     RecorderConfig r = doc003(ch, 1, 1 << 20);
     r.duration_s = 5400;
@@ -174,7 +170,7 @@ TEST_CASE("document 003: CAF vs W64 - header updates cost W64 stick time, not ov
   // extra out-of-place writes, but the overruns come from the exfat-fuse
   // pauses, so the model does not reproduce "CAF runs more smooth" as fewer
   // overruns. This test pins that finding so a change to it is noticed.
-  auto p = profile(kUltraFitExfat);
+  auto p = sd_test::builtin_profile(kUltraFitExfat);
   RecorderConfig w64 = doc003(12, 1, 1 << 20);
   w64.duration_s = 5400;
   w64.header_every_frames = 4800;  // every 100 ms
@@ -195,17 +191,19 @@ TEST_CASE("document 003: CAF vs W64 - header updates cost W64 stick time, not ov
 
 TEST_CASE("document 003: NTFS records 18 channels clean but overruns at 32, the Extreme Go on kernel exFAT is clean",
           "[documents][doc003]") {
+  Profile ntfs = sd_test::builtin_profile(kUltraFitNtfs);
+  Profile bullseye = sd_test::builtin_profile("rpi4-bullseye-extremego-exfat");
   for (int s = 1; s <= 4; ++s) {
     INFO("seed " << s);
-    CHECK(run(profile(kUltraFitNtfs), doc003(18, 16, 1 << 20), s).overrun_events == 0);
-    CHECK(run(profile("rpi4-bullseye-extremego-exfat"), doc003(18, 15, 1 << 20), s).overrun_events == 0);
+    CHECK(run(ntfs, doc003(18, 16, 1 << 20), s).overrun_events == 0);
+    CHECK(run(bullseye, doc003(18, 15, 1 << 20), s).overrun_events == 0);
   }
   // The 32-channel rows: the same per-row tolerance as the Ultra Fit exFAT
   // table (the propagated spread of the mean, plus the document's Poisson
   // counting noise, two-sided 95 %).
   const Row rows[] = {{kUltraFitNtfs, 16, 1 << 20, 32, 10}, {"rpi4-buster+ntfs-3g+teamgroup-sx2-usb2", 22, 1 << 20, 32, 8}};
   for (const Row& row : rows) {
-    Spread s = mean_overrun_spread(profile(row.spec), doc003(row.channels, row.gb, row.buffer), 3);
+    Spread s = mean_overrun_spread(sd_test::builtin_profile(row.spec), doc003(row.channels, row.gb, row.buffer), 3);
     INFO(row.spec << " 32 ch: document " << row.overruns << ", model " << s.nominal << " (range " << s.low << " - "
                   << s.high << ")");
     CHECK(1 - poisson_cdf(row.overruns - 1, s.high) >= 0.025);
@@ -219,8 +217,8 @@ TEST_CASE("document 003: a faster stick removes the overruns (capacity search)",
   CapacityQuery q;
   q.base = c;
   q.probes = {18};
-  auto slow = find_capacity(profile(kUltraFitExfat), q);
-  auto fast = find_capacity(profile("rpi4-bullseye-extremego-exfat"), q);
+  auto slow = find_capacity(sd_test::builtin_profile(kUltraFitExfat), q);
+  auto fast = find_capacity(sd_test::builtin_profile("rpi4-bullseye-extremego-exfat"), q);
   REQUIRE(slow.ok());
   REQUIRE(fast.ok());
   INFO("Ultra Fit / exfat-fuse: " << slow->best << " channels; Extreme Go / kernel exFAT: " << fast->best);
@@ -235,7 +233,7 @@ TEST_CASE("document 003: a faster stick removes the overruns (capacity search)",
 // the document does not give LabVIEW's buffer), blocks of half that.
 TEST_CASE("document 002: 160 MHz overruns once TurboWrite is spent, about 60 MHz is the ceiling",
           "[documents][doc002]") {
-  auto p = profile("usrp-2974");
+  auto p = sd_test::builtin_profile("usrp-2974");
   RecorderConfig c;
   c.stream = {2, 160e6, 16, false};
   c.buffer_bytes = 256ull << 20;
@@ -312,7 +310,7 @@ TEST_CASE("document 000: binary is 20-30 % faster than TDMS, more channels are s
   // The document's own ratios: 2.0/1.8 = 1.11, 4.0/3.3 = 1.21, 6.3/4.6 = 1.37.
   double sum = 0;
   for (const char* name : {"crio-9074", "crio-9014", "crio-9022"}) {
-    auto p = profile(name);
+    auto p = sd_test::builtin_profile(name);
     double bin = rate(p, FormatKind::Raw, 4), tdms = rate(p, FormatKind::Tdms, 4);
     INFO(name << ": binary " << bin / 1e6 << " MB/s, TDMS " << tdms / 1e6 << " MB/s");
     CHECK(bin / tdms >= 1.10);
@@ -333,7 +331,7 @@ TEST_CASE("document 000: binary is 20-30 % faster than TDMS, more channels are s
 // 4 to 32 channels on the 9014).
 TEST_CASE("document 000: more channels are slower at equal block size, by the per-channel cost",
           "[documents][doc000]") {
-  auto p = profile("crio-9014");
+  auto p = sd_test::builtin_profile("crio-9014");
   auto rate = [&](const Profile& prof, uint32_t ch) {
     RecorderConfig c;
     c.stream = {ch, 80e6 / ch, 64, true};  // always ahead of the disk: NI's method
