@@ -24,6 +24,10 @@ struct InputLimits {
 inline constexpr InputLimits kTextLimits{};
 inline constexpr InputLimits kJsonLimits{uint64_t{256} << 20, 0};
 inline constexpr InputLimits kProfileLimits{uint64_t{1} << 20, size_t{64} << 10};
+// The largest size or offset any input may state (trace rows, strace calls):
+// 1e17 bytes, the largest device the model takes (capacity_bytes' bound).
+// Checked before any sum, so sums of two stay far from overflowing.
+inline constexpr uint64_t kMaxStatedBytes = 100'000'000'000'000'000ULL;
 
 // `s` cut to at most `max` characters (then "..."), control characters shown
 // as '?', for quoting input in a message.

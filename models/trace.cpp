@@ -57,7 +57,7 @@ std::vector<std::string> split_csv(const std::string& line) {
 // Limits of what a trace row may say (issue 11 §6): times within a century,
 // sizes and offsets within the largest device the model takes (1e17 bytes).
 constexpr double kMaxSeconds = 3.2e9;
-constexpr uint64_t kMaxBytes = 100'000'000'000'000'000ULL;
+constexpr uint64_t kMaxBytes = kMaxStatedBytes;
 constexpr uint64_t kMaxSmall = 1'000'000;  // thread ids, queue depths
 
 bool parse_num(const std::string& s, int& out) {

@@ -23,7 +23,7 @@
 
 namespace sd {
 namespace {
-constexpr long long kMaxBytes = 100'000'000'000'000'000LL;  // 1e17: no storage is larger
+constexpr auto kMaxBytes = static_cast<long long>(kMaxStatedBytes);  // models/input.h
 
 struct OpenFile {
   std::string path;
@@ -122,7 +122,7 @@ std::string StraceState::on_write(const StraceCall& c, bool positional) {
   }
   uint64_t& size = size_[f->path];
   uint64_t at = positional ? static_cast<uint64_t>(c.arg_int(3)) : (f->append ? size : f->offset);
-  if (at + n > static_cast<uint64_t>(kMaxBytes)) return fmt::format("{} past 1e17 bytes into a file", c.name);
+  if (at + n > kMaxStatedBytes) return fmt::format("{} past 1e17 bytes into a file", c.name);
   if (n > 0) emit(c, OpKind::Write, *f, at, n);
   if (!positional) f->offset = at + n;
   size = std::max(size, at + n);
@@ -136,7 +136,7 @@ std::string StraceState::on_read(const StraceCall& c, bool positional) {
   if (!f) return "";
   uint64_t n = static_cast<uint64_t>(c.ret);
   uint64_t at = positional ? static_cast<uint64_t>(c.arg_int(3)) : f->offset;
-  if (at + n > static_cast<uint64_t>(kMaxBytes)) return fmt::format("{} past 1e17 bytes into a file", c.name);
+  if (at + n > kMaxStatedBytes) return fmt::format("{} past 1e17 bytes into a file", c.name);
   if (f->writable && !f->special && n > 0) emit(c, OpKind::Read, *f, at, n);
   if (!positional) f->offset = at + n;
   return "";
