@@ -594,7 +594,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
   if (rep.fs.userspace && cal.stalls_behind_cache)
     rep.notes.push_back("the pauses are behind a cache (paced writes did not meet them): the profile puts them in "
                         "the device layer, under the host's page cache, not in the userspace driver's call");
-  if (rep.fs.userspace && !cal.stalls_behind_cache)
+  else if (rep.fs.userspace)
     for (auto& e : cal.params)
       if (e.key.starts_with("device.stall") && find_param(Layer::Filesystem, e.key.substr(7)))
         e.key = "filesystem." + e.key.substr(7);
