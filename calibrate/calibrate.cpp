@@ -287,13 +287,22 @@ void fit_stalls(const Sorted& s, bool in_fs, Calibration& c) {
     auto u = x->meta.find("userspace");
     return x->direct == false && u != x->meta.end() && u->second == "0";
   };
+  // Buffered writes through a userspace driver reach the driver's call like
+  // direct ones (its page cache is below it): their pauses count as flat-out ones.
+  auto userspace = [](const Series* x) {
+    auto u = x->meta.find("userspace");
+    return u != x->meta.end() && u->second == "1";
+  };
+  std::vector<const Series*> used = s.timelines;
+  used.insert(used.end(), s.paced.begin(), s.paced.end());
+  for (auto* x : s.buffered)
+    if (userspace(x)) used.push_back(x);
   std::vector<PauseScan> scans;
   std::vector<std::string> left_out;
-  for (const auto& group : {s.timelines, s.paced})
-    for (auto* x : group) {
-      if (behind_cache(x)) left_out.push_back(base_name(x->name));
-      else scans.push_back(scan_pauses(*x));
-    }
+  for (auto* x : used) {
+    if (behind_cache(x)) left_out.push_back(base_name(x->name));
+    else scans.push_back(scan_pauses(*x));
+  }
   if (!left_out.empty())
     c.notes.push_back(fmt::format("stalls: {} left out of the pause fit: buffered writes through a kernel filesystem "
                                   "wait for its journal and writeback, which the model derives from the device's "
@@ -308,8 +317,6 @@ void fit_stalls(const Sorted& s, bool in_fs, Calibration& c) {
     c.notes.push_back(sf.why);
     return;
   }
-  std::vector<const Series*> used = s.timelines;
-  used.insert(used.end(), s.paced.begin(), s.paced.end());
   std::string from = names(used);
   bool rough = sf.too_few;
   for (size_t k = 0; k < 2; ++k) {

@@ -137,7 +137,8 @@ double poisson_ll(const std::vector<double>& n, const std::vector<double>& B, co
 // Decides byte- vs time-triggered arrivals for one population from its
 // per-trace counts; fills interval/period and the notes.
 void fit_arrivals(StallPopulation& pop, const std::vector<double>& n, const std::vector<double>& B,
-                  const std::vector<double>& T, std::vector<std::string>& notes, const std::string& who) {
+                  const std::vector<double>& T, std::vector<std::string>& notes, const std::string& who,
+                  bool same_rate_by_time) {
   double N = std::accumulate(n.begin(), n.end(), 0.0);
   double SB = std::accumulate(B.begin(), B.end(), 0.0), ST = std::accumulate(T.begin(), T.end(), 0.0);
   double rmin = 1e300, rmax = 0;
@@ -149,11 +150,20 @@ void fit_arrivals(StallPopulation& pop, const std::vector<double>& n, const std:
     pop.arrivals = "per byte written";
   };
   if (rmax < 1.3 * rmin) {
-    by_bytes();
+    if (same_rate_by_time) {
+      pop.period_ms = ST / N * 1e3, pop.period_band = pop.period_ms * rel;
+      pop.arrivals = "per unit of time";
+    } else {
+      by_bytes();
+    }
     notes.push_back(fmt::format("{}: all traces wrote at about the same rate ({:.3g} MB/s): byte- and time-triggered "
-                                "arrivals look alike, assumed per byte written; paced writes at a few fractions of "
-                                "the sustained rate (characterize writes them) would tell",
-                                who, rmax / 1e6));
+                                "arrivals look alike, assumed {}{}",
+                                who, rmax / 1e6, pop.arrivals,
+                                same_rate_by_time ? " (the pauses are behind a cache: at a recorder's lower rate the "
+                                                    "device may meet them as often as flat-out writes did, the "
+                                                    "cautious choice)"
+                                                  : "; paced writes at a few fractions of the sustained rate "
+                                                    "(characterize writes them) would tell"));
     return;
   }
   double a1 = N / SB, b1 = N / ST;
@@ -292,15 +302,16 @@ StallModelFit fit_stall_model(const std::vector<PauseScan>& scans) {
   StallModelFit f = fit_stall_model_all(scans);
   if (!f.ok) return f;
   // Did writes paced like a recorder's meet the pauses that flat-out writes
-  // met? Expected count in the paced traces from the fitted arrivals (which
-  // include the paced traces' own counts, so the expectation errs low).
-  // A paced pause counts as one of them if its excess is at least half the
-  // shorter flat-out pauses (the 10th percentile): scheduling jitter of a few
-  // ms is not one. A paced writer idles between writes, so it meets a
-  // time-triggered pause partway: it shows at least half of one that long
-  // only if the pause began at most that long before the write, so the
-  // expectation for time-triggered pauses is scaled by that share of the
-  // trace's write period. A byte-triggered pause lies inside a write.
+  // met? A pause counts if it is at least half the flat-out pauses' median
+  // length: the long ones are the question, scheduling jitter of a few ms is
+  // not. The count expected in the paced traces comes from the fitted
+  // arrivals of each population (which include the paced traces' own counts,
+  // so the expectation errs low), times the share of its lengths that long.
+  // A paced writer idles between writes, so it meets a time-triggered pause
+  // partway: it shows at least that long only if the pause began at most
+  // that long before the write, so the expectation for time-triggered pauses
+  // is scaled by that share of the trace's write period. A byte-triggered
+  // pause lies inside a write.
   std::vector<PauseScan> busy;
   std::vector<double> flat_lengths;
   for (const auto& s : scans)
@@ -311,34 +322,39 @@ StallModelFit fit_stall_model(const std::vector<PauseScan>& scans) {
   size_t flat = flat_lengths.size(), seen = 0;
   if (flat < kTooFew) return f;
   std::sort(flat_lengths.begin(), flat_lengths.end());
-  double shortest = flat_lengths[flat / 10];  // the 10th percentile
+  double half = flat_lengths[flat / 2] / 2;  // half the median
+  auto share_at_least = [&](const StallPopulation& p) {
+    if (p.median_ms <= 0) return 0.0;
+    double z = std::log(half * 1e3 / p.median_ms);
+    return p.sigma > 0 ? 1 - norm_cdf(z / p.sigma) : (z <= 0 ? 1.0 : 0.0);
+  };
   double expected = 0;
   for (const auto& s : scans) {
     if (!s.paced || s.writes == 0) continue;
-    for (const auto& p : s.pauses) seen += p.excess_s >= shortest / 2;
+    for (const auto& p : s.pauses) seen += p.excess_s >= half;
     double period = s.seconds / static_cast<double>(s.writes);
-    double shows = period > 0 ? std::min(1.0, shortest / 2 / period) : 1.0;
+    double shows = period > 0 ? std::min(1.0, half / period) : 1.0;
     for (const auto& p : f.pops)
-      expected += (p.interval_mb > 0 ? s.bytes / 1e6 / p.interval_mb : 0) +
-                  (p.period_ms > 0 ? shows * s.seconds * 1e3 / p.period_ms : 0);
+      expected += share_at_least(p) * ((p.interval_mb > 0 ? s.bytes / 1e6 / p.interval_mb : 0) +
+                                       (p.period_ms > 0 ? shows * s.seconds * 1e3 / p.period_ms : 0));
   }
   if (expected < 3 || poisson_cdf(seen, expected) >= 0.01) return f;
   // They did not: a cache between the writer and the pauses absorbs them at a
   // recorder's pace (a userspace driver writing through the block device's
   // page cache); flat-out writes met them only because they kept that cache
   // full. The pauses are the device's, described by the flat-out traces alone.
-  StallModelFit g = fit_stall_model_all(busy);
+  StallModelFit g = fit_stall_model_all(busy, true);
   if (!g.ok) return f;
   g.behind_cache = true;
   g.notes.insert(g.notes.begin(),
                  fmt::format("stalls: paced writes met {} pause(s) of {:.0f} ms or more where the flat-out ones' "
                              "rate predicts {:.1f} (P = {:.2g}): the pauses are behind a cache the paced writes did not fill, so they are "
                              "the device's (fitted from the {} flat-out trace(s) only), not the writer's call's",
-                             seen, shortest / 2 * 1e3, expected, poisson_cdf(seen, expected), busy.size()));
+                             seen, half * 1e3, expected, poisson_cdf(seen, expected), busy.size()));
   return g;
 }
 
-StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans) {
+StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans, bool same_rate_by_time) {
   StallModelFit f;
   f.traces = scans.size();
   double bytes = 0, seconds = 0;
@@ -452,7 +468,7 @@ StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans) {
     };
     lengths(logs);
     std::string who = model.size() == 2 ? fmt::format("population {} ({:.3g} ms)", k + 1, pop.median_ms) : "stalls";
-    fit_arrivals(pop, n, B, T, f.notes, who);
+    fit_arrivals(pop, n, B, T, f.notes, who, same_rate_by_time);
     // A byte-triggered pause lies wholly inside a write, paced or not: all of them measure its length.
     if (pop.period_ms == 0 && whole.size() > logs.size()) lengths(whole);
     if (pop.period_ms > 0 && pop.interval_mb == 0 && gaps.size() >= 4) {

@@ -78,7 +78,9 @@ struct StallModelFit {
 // predicts (at most 1 % likely by chance) show a cache in between: then the
 // fit rests on the flat-out traces alone and says behind_cache.
 StallModelFit fit_stall_model(const std::vector<PauseScan>& scans);
-// The fit over every trace as given, without that check.
-StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans);
+// The fit over every trace as given, without that check. When every trace
+// wrote at about the same rate, arrivals are taken per unit of time if
+// `same_rate_by_time`, else per byte.
+StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans, bool same_rate_by_time = false);
 
 }  // namespace sd::cal

@@ -485,12 +485,17 @@ R run_characterize(const CharacterizeConfig& cfg) {
     uint64_t late;
   };
   std::vector<PacedSeen> paced;  // for the headline's cross-check
+  // The paced phases take what the budget has left (at least their planned
+  // share; a third of it kept for their fsyncs and the headline): whether a
+  // recorder meets the device's pauses is a count of rare events, and rare
+  // pauses (one every 10 s) need a minute or more of paced writes to tell.
+  double paced_s = std::max(plan.paced, (cfg.budget_s - (t.clock->now() - t_start)) / 3 / 1.5);
   for (size_t i = 0; i < 3 && go() && sustained > 0; ++i) {
     double t0 = t.clock->now(), b0 = written;
     PacedSweep s;
     s.block = block;
     s.rate = fractions[i] * sustained;
-    s.seconds = plan.paced;
+    s.seconds = paced_s;
     s.max_bytes = static_cast<uint64_t>(rep.max_bytes);
     // Through a kernel filesystem the paced writes go direct: their pauses are
     // then the device's own, at a recorder's rates, and the model adds the page
@@ -499,7 +504,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
     s.direct = cfg.recorder.direct || !rep.fs.userspace;
     s.file = 500 + i;
     std::string name = fmt::format("paced-{}", fractions[i]);
-    begin_phase(name, plan.paced, (2 - static_cast<double>(i)) * plan.paced,
+    begin_phase(name, paced_s, (2 - static_cast<double>(i)) * paced_s,
                 {{"sweep", "paced"},
                  {"direct", s.direct ? "1" : "0"},
                  {"pace_fraction", fmt::format("{}", fractions[i])},
@@ -642,6 +647,14 @@ R run_characterize(const CharacterizeConfig& cfg) {
     // writeback_queue_bytes stays at its default, one chunk.
     double limit = dirty->value;
     double bg = kernel_dirty_background(dirty_guess) * std::min(1.0, limit / dirty_guess);
+    if (dirty->value != dirty_guess && bg > 0 && bg < limit) {
+      // A fitted limit is where the buffered writes were throttled: Linux's
+      // freerun ceiling, halfway between the background level and the
+      // limit, which is where the model throttles with a background level.
+      dirty->value = 2 * limit - bg;
+      dirty->method += fmt::format(" (throttled from {}: the limit that puts the freerun ceiling there, with the "
+                                "background level {})", format_size(limit), format_size(bg));
+    }
     std::string sysvm = "/proc/sys/vm";
     cal.params.push_back({"host.dirty_background_bytes", bg, 0, 0, 0,
                           "kernel setting (vm.dirty_background_bytes or dirty_background_ratio x available memory)",

@@ -25,6 +25,13 @@ HostCache::HostCache(const LayerParams& p, FsLayer& fs, const FileTable& files, 
       journal_s_(fs.journal_commit_s()) {
   // Linux halves a background level at or above the dirty limit.
   if (limit_ > 0 && background_ >= limit_) background_ = limit_ / 2;
+  // Linux throttles a writer from the "freerun ceiling", halfway between the
+  // background level and the limit (balance_dirty_pages), pacing it at a
+  // rate that follows write-back's own: when the device pauses, write-back
+  // stops and so does the writer, there. Without a background level (write-
+  // back from the first dirty byte) dirty_limit_bytes is the throttle point
+  // itself, as calibrate measures it from a buffered write's fast phase.
+  throttle_ = background_ > 0 ? (background_ + limit_) / 2 : limit_;
   if (random_phases) {
     SplitMix64 rng = SplitMix64::seeded(seed, kTimerStream);
     wb_phase_ = interval_ * rng.uniform();
@@ -220,8 +227,8 @@ double HostCache::write(FileId file, uint64_t offset, uint64_t bytes, double now
   if (t > now) pump(t);
   auto b = static_cast<double>(bytes);
   // A write larger than the whole cache needs everything else gone first.
-  double need = std::min(b, limit_);
-  while (queued_bytes_ + inflight_bytes_ + need > limit_) {
+  double need = std::min(b, throttle_);
+  while (queued_bytes_ + inflight_bytes_ + need > throttle_) {
     double next = next_event();
     if (next == std::numeric_limits<double>::infinity()) break;
     t = std::max(t, next);

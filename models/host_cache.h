@@ -1,5 +1,7 @@
 // The host layer: the OS page cache. A buffered write is copied at memory
-// speed while the dirty data stays under dirty_limit_bytes; writeback sends
+// speed while the dirty data stays under the throttle point (Linux's freerun
+// ceiling, halfway between dirty_background_bytes and dirty_limit_bytes; the
+// limit itself without a background level); writeback sends
 // dirty data down in chunks as soon as the device is free; a writer that
 // finds the cache full waits until enough of it has reached the device.
 // fsync waits until everything dirty is on the device and, with a journal,
@@ -88,7 +90,7 @@ class HostCache {
 
   FsLayer& fs_;
   const FileTable& files_;
-  double limit_, memory_, chunk_, queue_, background_, expire_, interval_;
+  double limit_, throttle_ = 0, memory_, chunk_, queue_, background_, expire_, interval_;
   double wb_phase_ = 0;         // the flusher wakes at wb_phase_ + k * interval_
   double first_commit_ = -1;    // delay of the first transaction's commit (< 0: journal_s_)
   bool draining_ = false;  // fsync: everything goes down now (from drain_from_ on)

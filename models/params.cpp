@@ -43,8 +43,10 @@ constexpr double kBig = 1e18;
 const ParamSpec kTable[] = {
     // ---- host: the recording computer's OS ----
     {Layer::Host, "dirty_limit_bytes", Unit::Bytes, 0.0, 0, 1e15,
-     "Dirty page-cache data a writer may accumulate before the OS throttles it to the device. "
-     "0 = no page cache: every write waits for the device (RTOS controllers)."},
+     "The OS's dirty limit (Linux: vm.dirty_bytes or _ratio). With dirty_background_bytes set, a writer "
+     "runs free up to halfway between the two (Linux's freerun ceiling) and is then held to the device's pace; "
+     "without it, this is the amount a writer accumulates before it is held (what a buffered write's fast phase "
+     "measures). 0 = no page cache: every write waits for the device (RTOS controllers)."},
     {Layer::Host, "memory_mbps", Unit::MBps, 2000.0, 1, 1e6,
      "Rate at which a buffered write is copied into the page cache while there is room."},
     {Layer::Host, "syscall_us", Unit::Microseconds, 0.0, 0, 1e8,

@@ -226,6 +226,39 @@ TEST_CASE("host: page cache absorbs at memory speed, then throttles to the devic
   CHECK(dw.done - f.done == Approx(0.01));
 }
 
+TEST_CASE("host: with a background level the writer is held from halfway between it and the limit", "[model][host]") {
+  // Linux's freerun ceiling (balance_dirty_pages): a 10 MB/s writer into a
+  // 16 MB limit / 8 MB background cache over a 20 MB/s device that pauses
+  // 2 s every 8 s. Write-back keeps the dirty data just under the background
+  // level (7-8 MB); in a pause it grows at 10 MB/s and the writer is held once
+  // it reaches 12 MB, 0.4-0.5 s in, so a write waits about 1.5 s (less the
+  // part of the pause that fell while the device idled). Held at the 16 MB
+  // limit instead it would wait about 1.1 s. Without a background level
+  // write-back starts at once, the cache is near empty when a pause starts,
+  // and the 16 MB limit is reached 1.6 s in.
+  auto worst_wait = [](const char* host) {
+    Profile p = make("sustained_mbps = 20\nstall_period_ms = 8000\nstall_duration_ms = 2000", "", host);
+    ModelDevice d(p, ModelOptions{7});  // with the stall process
+    d.submit({OpKind::Create, 1}, 0);
+    double worst = 0, now = 0;
+    for (uint64_t i = 0; i < 400; ++i) {  // 40 s, 1 MB every 0.1 s
+      now = std::max(now, static_cast<double>(i) * 0.1);
+      auto c = d.submit({OpKind::Write, 1, i * 1000000, 1000000}, now);
+      REQUIRE(c.error == 0);
+      worst = std::max(worst, c.done - now);
+      now = c.done;
+    }
+    return worst;
+  };
+  double with_bg = worst_wait("dirty_limit_bytes = 16e6\ndirty_background_bytes = 8e6\nmemory_mbps = 1000\n"
+                              "writeback_chunk_bytes = 1e6");
+  double without = worst_wait("dirty_limit_bytes = 16e6\nmemory_mbps = 1000\nwriteback_chunk_bytes = 1e6");
+  INFO("longest wait: with a background level " << with_bg << " s, without " << without << " s");
+  CHECK(with_bg > 1.15);
+  CHECK(with_bg < 1.7);
+  CHECK(without < 0.6);
+}
+
 TEST_CASE("host: fsync on a journaled filesystem commits at once, not at the next periodic commit",
           "[model][host][journal]") {
   // 10 MB written at t = 0.1 s into a large cache that keeps it dirty (below
