@@ -343,7 +343,7 @@ StallModelFit fit_stall_model(const std::vector<PauseScan>& scans) {
   // recorder's pace (a userspace driver writing through the block device's
   // page cache); flat-out writes met them only because they kept that cache
   // full. The pauses are the device's, described by the flat-out traces alone.
-  StallModelFit g = fit_stall_model_all(busy, true);
+  StallModelFit g = fit_stall_model_all(busy, /*behind_cache=*/true);
   if (!g.ok) return f;
   g.behind_cache = true;
   g.notes.insert(g.notes.begin(),
@@ -354,7 +354,7 @@ StallModelFit fit_stall_model(const std::vector<PauseScan>& scans) {
   return g;
 }
 
-StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans, bool same_rate_by_time) {
+StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans, bool behind_cache) {
   StallModelFit f;
   f.traces = scans.size();
   double bytes = 0, seconds = 0;
@@ -377,8 +377,24 @@ StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans, bool same
   // idle / 2, here 5 % of its length): it counts even when flat-out traces hold
   // enough pauses. Long rare pauses decide a buffer, and their spread (the
   // tail) needs every one of them.
+  //
+  // Behind a cache, a flat-out writer meets a pause whole only if the cache
+  // was full when it began; otherwise the cache's headroom hides its start
+  // (Linux lets the dirty data rise from the freerun ceiling towards the
+  // limit, and slices its waits into 200 ms pieces spread over neighbouring
+  // writes): the lengths rest on the longer half, at least the median.
+  double longer_half = 0;
+  if (behind_cache) {
+    std::vector<double> all_lengths;
+    for (const auto& s : scans)
+      for (const auto& p : s.pauses) all_lengths.push_back(p.excess_s);
+    if (all_lengths.size() >= kTooFew) {
+      std::sort(all_lengths.begin(), all_lengths.end());
+      longer_half = all_lengths[all_lengths.size() / 2];
+    }
+  }
   auto counts = [&](const PauseScan& s, const Pause& p) {
-    return paced_lengths || !s.paced || p.idle_before_s <= 0.1 * p.excess_s;
+    return (paced_lengths || !s.paced || p.idle_before_s <= 0.1 * p.excess_s) && p.excess_s >= longer_half;
   };
   std::vector<double> x;  // ln(length) of the pauses the durations rest on
   for (const auto& s : scans)
@@ -403,7 +419,7 @@ StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans, bool same
   if (x.size() == 1) model[0].sd = 0.01;
   double ln_n = std::log(static_cast<double>(x.size()));
   double bic1 = 2 * ln_n - 2 * mix_loglik(x, model), bic2 = 1e300;
-  if (x.size() >= kMixtureMin) {
+  if (x.size() >= kMixtureMin && !behind_cache) {  // a truncated sample (the longer half) is skewed, not two populations
     auto two = two_normals(x);
     bool sizable = !two.empty() && std::min(two[0].w, two[1].w) * static_cast<double>(x.size()) >= 3;
     if (sizable) {
@@ -468,9 +484,9 @@ StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans, bool same
     };
     lengths(logs);
     std::string who = model.size() == 2 ? fmt::format("population {} ({:.3g} ms)", k + 1, pop.median_ms) : "stalls";
-    fit_arrivals(pop, n, B, T, f.notes, who, same_rate_by_time);
+    fit_arrivals(pop, n, B, T, f.notes, who, behind_cache);
     // A byte-triggered pause lies wholly inside a write, paced or not: all of them measure its length.
-    if (pop.period_ms == 0 && whole.size() > logs.size()) lengths(whole);
+    if (pop.period_ms == 0 && whole.size() > logs.size() && !behind_cache) lengths(whole);
     if (pop.period_ms > 0 && pop.interval_mb == 0 && gaps.size() >= 4) {
       // Regularity of time-triggered pauses: the coefficient of variation of
       // their spacing (0 periodic, 1 Poisson) is the model's jitter.

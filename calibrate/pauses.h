@@ -78,9 +78,11 @@ struct StallModelFit {
 // predicts (at most 1 % likely by chance) show a cache in between: then the
 // fit rests on the flat-out traces alone and says behind_cache.
 StallModelFit fit_stall_model(const std::vector<PauseScan>& scans);
-// The fit over every trace as given, without that check. When every trace
-// wrote at about the same rate, arrivals are taken per unit of time if
-// `same_rate_by_time`, else per byte.
-StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans, bool same_rate_by_time = false);
+// The fit over every trace as given, without that check. With
+// `behind_cache` (the refit of pauses behind a cache, from flat-out traces):
+// lengths from the longer half of the pauses (a flat-out writer met the
+// shorter ones with part of the cache's headroom left) and, when every trace
+// wrote at about the same rate, arrivals per unit of time (else per byte).
+StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans, bool behind_cache = false);
 
 }  // namespace sd::cal
