@@ -13,7 +13,7 @@ value() { awk -v k="device.$1" '$1 == k { print $2 }'; }
 between() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }'; }
 
 out=$("$STREAMDISK" calibrate "$T/cache.csv" "$T"/paced-*.csv -o "$dir/fit.toml") || fail "calibrate failed: $out"
-printf '%s\n' "$out" | grep -q "paced writes met 0 pause(s)" || fail "no note that paced writes met no pauses: $out"
+printf '%s\n' "$out" | grep -q "met 0 pause(s)" || fail "no note that paced writes met no pauses: $out"
 printf '%s\n' "$out" | grep -q "behind a cache" || fail "the pauses were not put behind a cache: $out"
 # The device's pauses are the longer population when the fit finds two (a few
 # short pauses of the loaded machine's scheduling may form the other).
