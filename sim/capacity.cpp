@@ -16,6 +16,7 @@
 #include <optional>
 
 #include "models/analytic.h"
+#include "sim/cost.h"
 #include "sim/seed_pool.h"
 #include "sim/verdict.h"
 
@@ -563,9 +564,23 @@ Result<CapacityResult> find_capacity(const Profile& p, const CapacityQuery& q) {
 std::vector<Result<CapacityResult>> find_capacities(const std::vector<const Profile*>& profiles,
                                                     const std::vector<CapacityQuery>& queries, unsigned threads) {
   std::vector<std::optional<Result<CapacityResult>>> out(profiles.size());
+  // The costliest searches start first (longest processing time first): one
+  // started last would run alone at the end while the other threads idle.
+  // The order changes when each search runs, never what it finds.
+  std::vector<size_t> order(profiles.size());
+  std::vector<double> cost(profiles.size(), 0);
+  for (size_t i = 0; i < order.size(); ++i) {
+    order[i] = i;
+    const CapacityQuery& q = queries[i];
+    if (!check_recorder(q.base).ok() || !check_criterion(q.criterion).ok()) continue;  // fails at once
+    double s = estimate_capacity_search(*profiles[i], q.base, q.criterion.max_seeds, q.verdict_only, q.model)
+                   .cpu_seconds();
+    if (std::isfinite(s)) cost[i] = s;
+  }
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return cost[a] > cost[b]; });
   SeedPool pool(threads);
   pool.run(
-      profiles.size(), [&](size_t i) { out[i].emplace(find_capacity(*profiles[i], queries[i])); },
+      profiles.size(), [&](size_t j) { out[order[j]].emplace(find_capacity(*profiles[order[j]], queries[order[j]])); },
       [](size_t) { return true; }, SIZE_MAX);
   std::vector<Result<CapacityResult>> results;
   for (auto& r : out) results.push_back(std::move(*r));
