@@ -20,7 +20,7 @@
 //   per built-in profile's search on one thread, the calibration of sim/cost.h's constants.
 //    Speed figures depend on the machine's load: run it with `uptime` beside it.
 // Run: build/bench/sim_bench   (or cmake --build build --target bench); build/bench/sim_bench capacity: lines 5-8
-// only; build/bench/sim_bench spread: lines 9-12 only; build/bench/sim_bench cost
+// only; build/bench/sim_bench spread: lines 9-13 only; build/bench/sim_bench cost
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -294,7 +294,7 @@ void spread_tables() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // `sim_bench capacity`: only the capacity lines (5-7); `sim_bench spread`: only the spread lines (8-9).
+  // `sim_bench capacity`: only the capacity lines (5-8); `sim_bench spread`: only the spread lines (9-13).
   std::string only = argc >= 2 ? argv[1] : "";
   if (only.empty()) {
     long_recording("rpi4-buster-ultrafit-exfat");

@@ -56,9 +56,13 @@ class Searcher {
   CandidateStats evaluate(double value, const RecorderConfig& cfg) {
     std::vector<SeedOutcome> seeds(static_cast<size_t>(max_seeds_));
     std::vector<char> early(seeds.size(), 0);  // run before the in-order pass
+    std::vector<char> claimed(seeds.size(), 0);  // early, and claimed by the in-order pass's pool
     // memo_ is only read while the pool runs, and updated after it.
     auto work = [&](size_t i) {
-      if (early[i]) return;
+      if (early[i]) {
+        claimed[i] = 1;  // the pool counts it as wasted if it is not consumed
+        return;
+      }
       if (!memo_.empty()) {
         const SeedMemo& m = memo_[i];
         if (value <= m.clean_at || value >= m.fail_at) {
@@ -109,7 +113,7 @@ class Searcher {
         const SeedOutcome& o = seeds[i];
         if (i < consumed) runs_ += o.ran, inferred_ += o.inferred;
         if (early[i]) {
-          early_unconsumed_ += i >= consumed && o.ran;  // run first, then not needed
+          early_unconsumed_ += i >= consumed && o.ran && !claimed[i];  // run first, then not needed
           continue;
         }
         simulated_s_ += o.simulated_s;  // also runs finished but not consumed
