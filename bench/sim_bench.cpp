@@ -13,13 +13,14 @@
 //      2 h at 48 kHz x 16-bit W64, 1 MiB buffer, with the spread over the estimates' ranges
 //      (sim/capacity_spread.h): wall and CPU with the shortcuts; then document 003's stack alone
 //      (rpi4-buster-ultrafit-exfat, 12 ranged parameters) with the shortcuts against the plain
-//      computation (speed-up; answers must be identical).
+//      computation (speed-up; answers must be identical); the table also without failing seeds first
+//      (SpreadShortcuts::failing_first: answers must be identical).
 //   Lines 3 and 4 also print the seeds used and the capacity command's cost check (sim/cost.h): its
 //   estimate against the CPU time measured. `sim_bench cost` (not in the default run): that estimate
 //   per built-in profile's search on one thread, the calibration of sim/cost.h's constants.
 //    Speed figures depend on the machine's load: run it with `uptime` beside it.
 // Run: build/bench/sim_bench   (or cmake --build build --target bench); build/bench/sim_bench capacity: lines 5-8
-// only; build/bench/sim_bench spread: lines 9-12 only; build/bench/sim_bench cost
+// only; build/bench/sim_bench spread: lines 9-13 only; build/bench/sim_bench cost
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -241,8 +242,14 @@ SpreadTiming buyers_table(const std::vector<Profile>& profiles, SpreadShortcuts 
 
 bool same_spreads(const std::vector<Spread>& a, const std::vector<Spread>& b) {
   if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
+  for (size_t i = 0; i < a.size(); ++i) {
     if (a[i].nominal != b[i].nominal || a[i].low != b[i].low || a[i].high != b[i].high) return false;
+    if (a[i].corner_low != b[i].corner_low || a[i].corner_high != b[i].corner_high) return false;
+    if (a[i].effects.size() != b[i].effects.size()) return false;
+    for (size_t j = 0; j < a[i].effects.size(); ++j)  // every parameter's two ends
+      if (a[i].effects[j].at_lo != b[i].effects[j].at_lo || a[i].effects[j].at_hi != b[i].effects[j].at_hi)
+        return false;
+  }
   return true;
 }
 
@@ -262,6 +269,14 @@ void spread_tables() {
   fmt::print("  per search: {:.1f} full-length recordings' worth simulated ({:.0f} virtual s)\n",
              all.cost.simulated_s / buyers_config().duration_s / static_cast<double>(all.cost.searches),
              all.cost.simulated_s / static_cast<double>(all.cost.searches));
+  SpreadShortcuts in_order;
+  in_order.failing_first = false;
+  SpreadTiming prev = buyers_table(table, in_order);
+  fmt::print("  without failing seeds first (the seeds in order): {:.2f} s wall, {:.2f} s CPU, {} recordings ({:.1f} "
+             "full-length per search): {:.2f}x the CPU; answers {}\n",
+             prev.wall, prev.cpu, prev.cost.runs,
+             prev.cost.simulated_s / buyers_config().duration_s / static_cast<double>(prev.cost.searches),
+             prev.cpu / all.cpu, same_spreads(all.spreads, prev.spreads) ? "identical" : "DIFFER (a bug)");
   double est = estimate_s(table, buyers_config(), true);
   fmt::print("  the cost check's estimate (sim/cost.h): {:.1f} s of CPU, {:.2f}x the CPU measured (refused over {:.0f} "
              "s)\n",
@@ -279,7 +294,7 @@ void spread_tables() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // `sim_bench capacity`: only the capacity lines (5-7); `sim_bench spread`: only the spread lines (8-9).
+  // `sim_bench capacity`: only the capacity lines (5-8); `sim_bench spread`: only the spread lines (9-13).
   std::string only = argc >= 2 ? argv[1] : "";
   if (only.empty()) {
     long_recording("rpi4-buster-ultrafit-exfat");

@@ -162,14 +162,15 @@ Handler setup_capacity(CLI::App& sub) {
       "  streamdisk capacity -p usrp-2974 --find sample-rate -c 2 -b 16 --buffer 256MiB -d 10min\n"
       "  streamdisk capacity -p crio-9014 --find buffer -c 4 -r 51.2k -b 32 -d 20min\n"
       "  streamdisk capacity -p 'rpi4-bullseye+exfat-kernel+*' -p 'rpi4-buster+exfat-fuse+*' -r 48k -b 16 -f w64 \\\n"
-      "      -d 2h --sort          # a buyer's table with ranges (~1.5 min of CPU)\n\n"
+      "      -d 2h --sort          # a buyer's table with ranges (~1 min of CPU)\n\n"
       "Spread: the profiles' estimated parameters carry ranges (docs/profiles.md, 'Ranges'); each search\n"
       "is repeated with each at either end of its range, then at the two corners (corner bounds, 2k + 3\n"
       "searches for k parameters, the same seeds), and the answer is shown as a range with the most likely\n"
       "value, naming the parameter that moves it most and the characterize step that measures it. The\n"
       "spread's searches take shortcuts that keep their answers (the most likely value is not searched\n"
       "again, identical profiles once, seeds stop once a verdict is certain, a seed's verdict carries over\n"
-      "between channel counts; docs/capacity.md). Requests estimated at over 10 min of CPU are refused.");
+      "between channel counts, seeds that overran in the other searches run first; docs/capacity.md).\n"
+      "Requests estimated at over 10 min of CPU are refused.");
   return [a] {
     auto target = capacity_target_from_name(a->find);
     if (!target) return bad_input(target.message());

@@ -48,8 +48,11 @@ FileTable::Grant FileTable::check_write(FileId f, uint64_t offset, uint64_t byte
   if (capacity_ > 0) {
     uint64_t old_size = size(f);
     uint64_t new_size = std::max(old_size, offset + allowed);
-    uint64_t extra = clusters_for(new_size) - clusters_for(old_size);
     double free_bytes = capacity_ - used_bytes();
+    // Room to spare (the usual case), without rounding: the clusters added are
+    // at most (new - old) / cluster + 1, the free ones at least free / cluster - 1.
+    if (static_cast<double>(new_size - old_size) + 2 * cluster_ <= free_bytes) return {allowed, err};
+    uint64_t extra = clusters_for(new_size) - clusters_for(old_size);
     auto free_clusters = static_cast<uint64_t>(std::max(0.0, std::floor(free_bytes / cluster_)));
     if (extra > free_clusters) {
       // Only what fits in the free clusters is written.

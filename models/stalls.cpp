@@ -28,6 +28,12 @@ StallProcess::StallProcess(const LayerParams& p, uint64_t seed) {
       }
     }
   }
+  update_flags();
+}
+
+void StallProcess::update_flags() {
+  any_ = enabled();
+  any_time_ = src_[1].on() || src_[3].on();
 }
 
 double StallProcess::Source::length() { return median_s * (sigma > 0 ? std::exp(sigma * rng.normal()) : 1.0); }
@@ -44,9 +50,10 @@ bool StallProcess::enabled() const {
 
 void StallProcess::disable() {
   for (Source& s : src_) s.mean_gap = 0;
+  update_flags();
 }
 
-double StallProcess::delay(double start, double end, uint64_t bytes) {
+double StallProcess::delay_on(double start, double end, uint64_t bytes) {
   double stall = 0;
   // Byte-triggered: the pause is inside the request that writes the byte.
   for (Source& s : src_) {
@@ -60,7 +67,7 @@ double StallProcess::delay(double start, double end, uint64_t bytes) {
     }
     s.next -= left;
   }
-  if (!src_[1].on() && !src_[3].on()) {
+  if (!any_time_) {
     total_s_ += stall;
     return stall;
   }

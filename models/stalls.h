@@ -29,7 +29,8 @@ class StallProcess {
   // runs over [start, end] (seconds). Calls must come in nondecreasing start
   // order per process (one request channel); time-triggered pauses that ended
   // before `start` passed unseen.
-  double delay(double start, double end, uint64_t bytes);
+  // Inline, so the many layers without pauses pay no call per request.
+  double delay(double start, double end, uint64_t bytes) { return any_ ? delay_on(start, end, bytes) : 0.0; }
   bool enabled() const;
   // Expected stall seconds per byte written from byte-triggered pauses.
   double mean_seconds_per_byte() const;
@@ -55,7 +56,13 @@ class StallProcess {
     void draw_time_pause();
   };
 
+  double delay_on(double start, double end, uint64_t bytes);
+  // Which sources are on, from the constructor and disable().
+  void update_flags();
+
   std::array<Source, 4> src_;  // population 1 bytes, 1 time, 2 bytes, 2 time
+  bool any_ = false;           // some source is on
+  bool any_time_ = false;      // a time-triggered source is on
   uint64_t count_ = 0;
   double total_s_ = 0;
 };

@@ -16,6 +16,7 @@
 #include <optional>
 
 #include "models/analytic.h"
+#include "sim/cost.h"
 #include "sim/seed_pool.h"
 #include "sim/verdict.h"
 
@@ -50,11 +51,18 @@ class Searcher {
 
   // Runs seeds 1, 2, ... in parallel and consumes them in order until the
   // candidate is settled (or every seed ran). A single-run candidate
-  // prefetch() already ran is taken from there.
+  // prefetch() already ran is taken from there; seeds likely to fail
+  // (CapacityQuery::likely_failing) run first and may settle it alone.
   CandidateStats evaluate(double value, const RecorderConfig& cfg) {
     std::vector<SeedOutcome> seeds(static_cast<size_t>(max_seeds_));
+    std::vector<char> early(seeds.size(), 0);  // run before the in-order pass
+    std::vector<char> claimed(seeds.size(), 0);  // early, and claimed by the in-order pass's pool
     // memo_ is only read while the pool runs, and updated after it.
     auto work = [&](size_t i) {
+      if (early[i]) {
+        claimed[i] = 1;  // the pool counts it as wasted if it is not consumed
+        return;
+      }
       if (!memo_.empty()) {
         const SeedMemo& m = memo_[i];
         if (value <= m.clean_at || value >= m.fail_at) {
@@ -70,15 +78,18 @@ class Searcher {
     CandidateStats st;
     st.value = value;
     int verdict = -1;  // certain before the bounds settled (verdict_only)
-    uint64_t inferred = 0;
-    auto consume = [&](size_t i) {
+    auto count = [&](size_t i) {
       const SeedOutcome& o = seeds[i];
       ++st.seeds;
-      inferred += o.inferred;
       if (o.fail) {
         ++st.seeds_with_overrun;
+        st.failing_seeds.push_back(static_cast<int>(i) + 1);
         if (st.reason.empty()) st.reason = o.reason, st.first_overrun_s = o.first_overrun_s;
       }
+    };
+    auto consume = [&](size_t i) {
+      const SeedOutcome& o = seeds[i];
+      count(i);
       if (o.config_error) return false;  // not random: more seeds say nothing new
       st.side = compare_to_level(st.seeds_with_overrun, st.seeds, cr.max_overrun_probability, cr.confidence);
       if (cr.early_stop && st.side != Side::Open) return false;
@@ -92,18 +103,22 @@ class Searcher {
       ahead_.erase(it);
       consume(0);
       ++runs_;
+    } else if (std::vector<size_t> first = run_likely_failing(value, work, seeds, early);
+               !first.empty() && fails_without_the_rest(first, seeds)) {
+      for (size_t i : first) count(i), runs_ += seeds[i].ran, inferred_ += seeds[i].inferred;
+      verdict = 0;
     } else {
       size_t consumed = pool_.run(seeds.size(), work, consume);
-      runs_ += consumed - inferred;
-      inferred_ += inferred;
-      for (const auto& o : seeds) simulated_s_ += o.simulated_s;  // also runs finished but not consumed
-      // Consumed seeds only: which others finished depends on the threads' timing.
-      for (size_t i = 0; i < std::min(consumed, memo_.size()); ++i) {
+      for (size_t i = 0; i < seeds.size(); ++i) {
         const SeedOutcome& o = seeds[i];
-        if (!o.ran || o.config_error) continue;
-        SeedMemo& m = memo_[i];
-        if (!o.fail) m.clean_at = std::max(m.clean_at, value);
-        else if (value < m.fail_at) m.fail_at = value, m.fail = o;
+        if (i < consumed) runs_ += o.ran, inferred_ += o.inferred;
+        if (early[i]) {
+          early_unconsumed_ += i >= consumed && o.ran && !claimed[i];  // run first, then not needed
+          continue;
+        }
+        simulated_s_ += o.simulated_s;  // also runs finished but not consumed
+        // Consumed seeds only: which others finished depends on the threads' timing.
+        if (i < consumed) remember(o, i, value);
       }
     }
     if (!stalls_ || seeds[0].config_error) {  // one run is the exact answer
@@ -118,6 +133,53 @@ class Searcher {
     if (verdict >= 0 && stalls_) st.pass = verdict == 1;
     candidates_.push_back(st);
     return st;
+  }
+
+  // CapacityQuery::likely_failing: runs the seeds listed for `value` (all of
+  // them, on the pool: a fixed set, so nothing depends on the threads),
+  // marks them `early` and returns them, or nothing when they cannot settle
+  // the candidate (too few to fail it, not a verdict-only search, no stalls).
+  template <class Work>
+  std::vector<size_t> run_likely_failing(double value, Work& work, std::vector<SeedOutcome>& seeds,
+                                         std::vector<char>& early) {
+    const CapacityCriterion& cr = q_.criterion;
+    if (!stalls_ || !q_.verdict_only || !cr.early_stop) return {};
+    auto it = q_.likely_failing.find(value);
+    if (it == q_.likely_failing.end()) return {};
+    std::vector<size_t> first;
+    for (int s : it->second)
+      if (s >= 1 && s <= max_seeds_) first.push_back(static_cast<size_t>(s - 1));
+    std::sort(first.begin(), first.end());
+    first.erase(std::unique(first.begin(), first.end()), first.end());
+    if (!(static_cast<double>(first.size()) > cr.max_overrun_probability * max_seeds_)) return {};
+    pool_.run(first.size(), [&](size_t j) { work(first[j]); }, [](size_t) { return true; }, SIZE_MAX);
+    for (size_t i : first) {
+      early[i] = 1;
+      simulated_s_ += seeds[i].simulated_s;
+      remember(seeds[i], i, value);  // a fixed set of seeds: nothing depends on the threads
+    }
+    return first;
+  }
+
+  // True if the overruns among the seeds run first fail the candidate under
+  // the in-order rule, whatever the seeds not run would say.
+  bool fails_without_the_rest(const std::vector<size_t>& first, const std::vector<SeedOutcome>& seeds) const {
+    std::vector<int> failing;
+    for (size_t i : first) {
+      if (seeds[i].config_error) return false;  // the in-order pass stops at seed 1 with it
+      if (seeds[i].fail) failing.push_back(static_cast<int>(i) + 1);
+    }
+    const CapacityCriterion& cr = q_.criterion;
+    return fails_whatever_else(failing, max_seeds_, cr.max_overrun_probability, cr.confidence);
+  }
+
+  // Remembers seed i's verdict at `value`, if it ran, for the search's other
+  // candidates (CapacityQuery::same_seeds).
+  void remember(const SeedOutcome& o, size_t i, double value) {
+    if (i >= memo_.size() || !o.ran || o.config_error) return;
+    SeedMemo& m = memo_[i];
+    if (!o.fail) m.clean_at = std::max(m.clean_at, value);
+    else if (value < m.fail_at) m.fail_at = value, m.fail = o;
   }
 
   // Speculation for profiles without random stalls, where a candidate is one
@@ -177,7 +239,7 @@ class Searcher {
   uint64_t runs() const { return runs_; }
   uint64_t inferred() const { return inferred_; }
   double simulated_s() const { return simulated_s_; }
-  uint64_t wasted() const { return pool_.wasted() - spec_unconsumed_ + ahead_.size(); }
+  uint64_t wasted() const { return pool_.wasted() - spec_unconsumed_ + ahead_.size() + early_unconsumed_; }
   unsigned threads() const { return pool_.threads(); }
   const std::vector<CandidateStats>& candidates() const { return candidates_; }
 
@@ -192,6 +254,7 @@ class Searcher {
   std::vector<SeedMemo> memo_;  // by seed - 1; empty unless CapacityQuery::same_seeds applies
   std::map<double, SeedOutcome> ahead_;  // prefetched single-run outcomes not yet asked for
   uint64_t spec_unconsumed_ = 0;         // prefetched runs the pool counts as wasted
+  uint64_t early_unconsumed_ = 0;        // likely-failing seeds run first that the in-order pass did not reach
   double simulated_s_ = 0;               // virtual seconds of every run, wasted ones included
 
   SeedOutcome run_seed(const RecorderConfig& cfg, uint64_t seed) const {
@@ -505,9 +568,23 @@ Result<CapacityResult> find_capacity(const Profile& p, const CapacityQuery& q) {
 std::vector<Result<CapacityResult>> find_capacities(const std::vector<const Profile*>& profiles,
                                                     const std::vector<CapacityQuery>& queries, unsigned threads) {
   std::vector<std::optional<Result<CapacityResult>>> out(profiles.size());
+  // The costliest searches start first (longest processing time first): one
+  // started last would run alone at the end while the other threads idle.
+  // The order changes when each search runs, never what it finds.
+  std::vector<size_t> order(profiles.size());
+  std::vector<double> cost(profiles.size(), 0);
+  for (size_t i = 0; i < order.size(); ++i) {
+    order[i] = i;
+    const CapacityQuery& q = queries[i];
+    if (!check_recorder(q.base).ok() || !check_criterion(q.criterion).ok()) continue;  // fails at once
+    double s = estimate_capacity_search(*profiles[i], q.base, q.criterion.max_seeds, q.verdict_only, q.model)
+                   .cpu_seconds();
+    if (std::isfinite(s)) cost[i] = s;
+  }
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return cost[a] > cost[b]; });
   SeedPool pool(threads);
   pool.run(
-      profiles.size(), [&](size_t i) { out[i].emplace(find_capacity(*profiles[i], queries[i])); },
+      profiles.size(), [&](size_t j) { out[order[j]].emplace(find_capacity(*profiles[order[j]], queries[order[j]])); },
       [](size_t) { return true; }, SIZE_MAX);
   std::vector<Result<CapacityResult>> results;
   for (auto& r : out) results.push_back(std::move(*r));

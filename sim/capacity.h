@@ -29,6 +29,7 @@
 // fails to hold.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,16 @@ struct CapacityQuery {
   // channels never help (the assumption the search makes anyway), in fewer
   // runs; the candidates tried differ. false: the plain bracket and bisection.
   bool interpolate = true;
+  // Seeds likely to overrun at a candidate: 1-based seeds by candidate
+  // value (the spread passes the seeds that overran at that value in the
+  // profile's other searches). With verdict_only on a profile with random
+  // stalls, a listed candidate runs those seeds first; if their overruns
+  // alone fail it under the rule, whatever the other seeds would say
+  // (sim/overrun_stats.h fails_whatever_else), it fails without the clean
+  // full-length runs the in-order rule needs to get there. The seeds were
+  // run, not inferred, so the verdict is the in-order rule's; only which
+  // seeds ran differs. Otherwise their outcomes serve the in-order pass.
+  std::map<double, std::vector<int>> likely_failing;
 };
 
 // What the seeds said about one candidate.
@@ -102,6 +113,7 @@ struct CandidateStats {
   bool pass = false;           // meets the criterion (below, or open with estimate <= level)
   std::string reason;          // of the first failing seed: "overruns" or a stop reason
   double first_overrun_s = -1; // in the first failing seed, if an overrun
+  std::vector<int> failing_seeds;  // the seeds (1-based) counted with an overrun, ascending
   double probability() const { return seeds ? static_cast<double>(seeds_with_overrun) / seeds : 0; }
 };
 

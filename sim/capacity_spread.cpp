@@ -29,7 +29,7 @@ class Stages {
  public:
   Stages(const std::vector<const Profile*>& profiles, const std::vector<CapacityQuery>& queries, unsigned threads,
          SpreadShortcuts sc, SpreadCost& cost)
-      : queries_(queries), threads_(threads), sc_(sc), cost_(cost), known_(profiles.size()) {
+      : queries_(queries), threads_(threads), sc_(sc), cost_(cost), known_(profiles.size()), failing_(profiles.size()) {
     for (const Profile* p : profiles) params_.push_back(ranged_params(*p)), stalls_.push_back(has_stalls(*p));
   }
 
@@ -73,6 +73,7 @@ class Stages {
           cq.guess = guess(i, j);
           // Above the known answer first: its seeds' clean runs settle most of the answer's.
           if (sc_.same_seeds && cq.guess > 0) cq.same_seeds = true, cq.guess += 1;
+          if (cq.same_seeds && sc_.failing_first) cq.likely_failing = failing_[i];
         }
         slots.push_back({i, j, ps.size(), std::move(key)});
         ps.push_back(&q);
@@ -83,6 +84,8 @@ class Stages {
     cost_.searches += ps.size();
     for (const auto& r : results)
       if (r) cost_.runs += r->runs, cost_.simulated_s += r->simulated_s;
+    for (const Slot& s : slots)
+      if (results[s.batch]) learn_failing(s.i, *results[s.batch]);
     for (const Slot& s : slots) {
       if (!results[s.batch]) return R::error(results[s.batch].message());
       double a = answer_of(*results[s.batch]);
@@ -96,6 +99,19 @@ class Stages {
     if (sc_.reuse) known_[i][key_of(p, params_[i])] = answer;
   }
 
+  // The seeds that overran at each candidate of a search of profile i
+  // (failing first): the next searches of the profile run them first.
+  void learn_failing(size_t i, const CapacityResult& r) {
+    if (!sc_.failing_first) return;
+    for (const auto& c : r.candidates) {
+      if (c.failing_seeds.empty()) continue;
+      std::vector<int>& seeds = failing_[i][c.value];
+      seeds.insert(seeds.end(), c.failing_seeds.begin(), c.failing_seeds.end());
+      std::sort(seeds.begin(), seeds.end());
+      seeds.erase(std::unique(seeds.begin(), seeds.end()), seeds.end());
+    }
+  }
+
  private:
   const std::vector<CapacityQuery>& queries_;
   unsigned threads_;
@@ -104,6 +120,7 @@ class Stages {
   std::vector<std::vector<RangedParam>> params_;
   std::vector<bool> stalls_;  // the profile has random stalls
   std::vector<std::map<std::vector<double>, double>> known_;  // per profile: ranged values -> answer
+  std::vector<std::map<double, std::vector<int>>> failing_;   // per profile: candidate -> seeds that overran
 };
 
 }  // namespace
@@ -130,6 +147,7 @@ Result<std::vector<Spread>> capacity_spreads(const std::vector<const Profile*>& 
       if (!(*nominal)[i]) return R::error((*nominal)[i].message());
       nominal_answer[i] = answer_of(*(*nominal)[i]);
       stages.remember(i, *profiles[i], nominal_answer[i]);
+      stages.learn_failing(i, *(*nominal)[i]);
     }
   } else if (sc.near_start) {
     // Stage 1 starts from the nominal answers: search them first.

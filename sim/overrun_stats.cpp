@@ -78,4 +78,16 @@ int certain_verdict(int k, int n, int max_seeds, double level, double confidence
   return -1;
 }
 
+bool fails_whatever_else(const std::vector<int>& failing, int max_seeds, double level, double confidence) {
+  if (!(static_cast<double>(failing.size()) > level * max_seeds)) return false;  // all-clean rest: k / max <= level
+  size_t f = 0;  // failing seeds among the first m
+  for (int m = 1; m <= max_seeds; ++m) {
+    while (f < failing.size() && failing[f] <= m) ++f;
+    if (compare_to_level(static_cast<int>(f), m, level, confidence) == Side::Below) return false;
+  }
+  // No prefix settles below, so the rule stops above, or reaches max_seeds
+  // (or a certain verdict, which is the same) with more than level * max_seeds overruns.
+  return true;
+}
+
 }  // namespace sd

@@ -19,6 +19,7 @@
 // rate of a settled decision somewhat larger than 1 - confidence; docs/
 // capacity.md explains why that is acceptable here and what it costs.
 #pragma once
+#include <vector>
 
 namespace sd {
 
@@ -49,5 +50,14 @@ int seeds_to_settle_below(double level, double confidence);
 // rule: stop at the first n whose interval lies on one side of the level,
 // else decide by k / max_seeds at max_seeds (sim/capacity.h).
 int certain_verdict(int k, int n, int max_seeds, double level, double confidence);
+
+// True if the rule above fails a candidate whatever the seeds not run say,
+// knowing only that the seeds in `failing` (1-based, ascending, none past
+// max_seeds) overrun: more than level * max_seeds of them, and no prefix of
+// seeds 1..m can settle below the level even with every other seed clean
+// (the best case: more overruns never settle a prefix below). The seeds
+// likely to fail can then run first, out of order (sim/capacity.h,
+// CapacityQuery::likely_failing), with the verdict the in-order rule gives.
+bool fails_whatever_else(const std::vector<int>& failing, int max_seeds, double level, double confidence);
 
 }  // namespace sd
