@@ -15,7 +15,8 @@
 # truth runs one queue per buffer size in parallel (two rigs at a time); a rig whose
 # vm.dirty_* differ from the other queue's waits for it (rig.sh RIG_WAIT_S). Each
 # rig x buffer takes ~15-25 min with 60 s recordings and 3 repeats per rate.
-# predict uses `streamdisk characterize PATH -o p.toml` when the binary has it, else the
+# predict uses `streamdisk characterize PATH -o p.toml $CHARACTERIZE_ARGS` (e.g. "--budget 6min")
+# when the binary has it, else the
 # README's flow: measure --sweep blocksize --direct, --sweep sustained --direct, a
 # buffered --sweep sustained, calibrate, on one fresh rig; then for each buffer
 #   streamdisk capacity -p p.toml --find sample-rate -c 1 -b 8 -f raw --buffer B --block 256KiB -d DURATION
@@ -75,7 +76,8 @@ do_predict() {
     if "$STREAMDISK" characterize --help >/dev/null 2>&1; then
       tool=characterize
       mkdir -p "$out/traces-$r"
-      "$STREAMDISK" characterize "$dir/mnt" -o "$prof" --keep-traces "$out/traces-$r" >"$out/predict-$r.log" 2>&1
+      # shellcheck disable=SC2086  # CHARACTERIZE_ARGS: extra options, split on spaces
+      "$STREAMDISK" characterize "$dir/mnt" -o "$prof" --keep-traces "$out/traces-$r" ${CHARACTERIZE_ARGS:-} >"$out/predict-$r.log" 2>&1
     else
       tool="measure+calibrate"
       {
