@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <sstream>
+#include <streambuf>
 #include <string>
 
 #include "measure/real_device.h"
@@ -46,6 +48,30 @@ std::string pread_at(const std::string& path, uint64_t off, size_t n) {
   s.resize(static_cast<size_t>(got));
   return s;
 }
+
+// A long pipe, cheaply: `head`, then `rows` copies of `row`, made as they are
+// read (nothing of the whole is held).
+class RowsStreambuf : public std::streambuf {
+ public:
+  RowsStreambuf(std::string head, std::string row, uint64_t rows)
+      : chunk_(std::move(head)), row_(std::move(row)), left_(rows) {
+    setg(chunk_.data(), chunk_.data(), chunk_.data() + chunk_.size());
+  }
+
+ protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    if (left_ == 0) return traits_type::eof();
+    chunk_.clear();
+    for (; left_ > 0 && chunk_.size() < (size_t{1} << 16); --left_) chunk_ += row_;
+    setg(chunk_.data(), chunk_.data(), chunk_.data() + chunk_.size());
+    return traits_type::to_int_type(*gptr());
+  }
+
+ private:
+  std::string chunk_, row_;
+  uint64_t left_;
+};
 
 uint64_t size_of(const std::string& path) {
   struct stat st{};
@@ -219,4 +245,50 @@ TEST_CASE("an input file past 4 GiB is refused by its size, a trace row past 2^3
   CHECK(t->records[0].bytes == w.bytes);
   CHECK(t->records[1].bytes == tr.bytes);
   CHECK(format_trace_row(t->records[0]) == format_trace_row(w));
+}
+
+TEST_CASE("a trace longer than a 32-bit build holds in memory is refused by its line count, not out of memory",
+          "[input][32bit]") {
+  std::string l;
+  {  // The limit itself: a limit of 3 lines takes 3 and refuses the 4th.
+    std::istringstream three("a\nb\nc\n"), four("a\nb\nc\nd\n");
+    LineReader ok(three, "three", InputLimits{1 << 20, 64, 3});
+    while (ok.next(l)) {}
+    CHECK(ok.ok());
+    CHECK(ok.lineno() == 3);
+    LineReader over(four, "four", InputLimits{1 << 20, 64, 3});
+    while (over.next(l)) {}
+    CHECK(over.lineno() == 3);
+    CHECK_THAT(over.status().message(), Catch::StartsWith("four: more than 3 lines"));
+  }
+  const std::string head = std::string("# streamdisk-trace 2\n") + "start_s,end_s,op,file,offset,bytes,thread,queue_depth,"
+                                                                  "modelled_end_s,error,direct\n";
+  const std::string row = "0,0,write,1,0,4096,,,,,0\n";
+  if (sizeof(void*) >= 8) {
+    // 64-bit: no line limit (memory, not address space, is the bound).
+    CHECK(kTextLimits.max_lines == 0);
+    RowsStreambuf rows(head, row, kMaxLines32);
+    std::istream in(&rows);
+    LineReader r(in, "pipe");
+    while (r.next(l)) {}
+    CHECK(r.ok());
+    CHECK(r.lineno() == kMaxLines32 + 2);
+    return;
+  }
+  // 32-bit: a trace of exactly the most lines is read and held (its records
+  // and its replay ops fit in the address space) ...
+  REQUIRE(kTextLimits.max_lines == kMaxLines32);
+  {
+    RowsStreambuf rows(head, row, kMaxLines32 - 2);
+    std::istream in(&rows);
+    auto ops = read_native_ops(in, "pipe");
+    REQUIRE(ops.ok());
+    CHECK(ops->ops.size() == kMaxLines32 - 2);
+  }
+  // ... and one row more is refused with the line count and the fix.
+  RowsStreambuf rows(head, row, kMaxLines32 - 1);
+  std::istream in(&rows);
+  auto ops = read_native_ops(in, "pipe");
+  REQUIRE_FALSE(ops.ok());
+  CHECK_THAT(ops.message(), Catch::StartsWith("pipe: more than 4000000 lines") && Catch::Contains("split -l"));
 }
