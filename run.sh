@@ -23,7 +23,9 @@ packaging/install-missing.sh run.sh "${packages[@]}"
 lesson=OFF
 case "${1:-demo}" in test | lesson) lesson=ON ;; esac
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DSD_LESSON=$lesson >/dev/null
+start=$SECONDS
 cmake --build build -j"$(nproc)"
+[ "${1:-demo}" != test ] || echo "run.sh test: build (with the lesson page) took $((SECONDS - start)) s" >&2
 
 case "${1:-demo}" in
   demo)
@@ -41,17 +43,30 @@ case "${1:-demo}" in
     ;;
   test)
     rc=0
-    ctest --test-dir build --output-on-failure -j"$(nproc)" || rc=1
+    # Each leg's wall time, for README "Tests" (CI on 2 cores: about 40 min).
+    leg() {
+      local name=$1 start=$SECONDS
+      shift
+      "$@" || rc=1
+      echo "run.sh test: $name took $((SECONDS - start)) s" >&2
+    }
+    leg "ctest" ctest --test-dir build --output-on-failure -j"$(nproc)"
     # README "Reliability": the unit and command-line tests again under ASan +
     # UBSan (clang-14, build-asan), then every reader's fuzz target for 20 s.
-    tests/sanitize.sh || rc=1
-    tests/fuzz/run.sh 20 || rc=1
-    # The ARM leg: the model built for armhf answers as on amd64, byte for byte,
-    # under qemu-user; then every unit test case built for armhf, under qemu-user,
-    # the long Monte-Carlo ones on their first few random sets (docs/install.md;
-    # the full cross build with the CLI tests and the package: tests/cross.sh armhf).
-    tests/cross_model.sh armhf || rc=1
-    tests/cross.sh armhf unit || rc=1
+    leg "sanitize" tests/sanitize.sh
+    leg "fuzz" tests/fuzz/run.sh 20
+    # The ARM leg: built for armhf, the model answers as on amd64, byte for
+    # byte, under qemu-user; then every unit test case, under qemu-user, the
+    # long Monte-Carlo ones on their first few random sets (docs/install.md;
+    # the full cross build with the CLI tests: tests/cross.sh armhf).
+    leg "armhf unit" tests/cross.sh armhf unit
+    # The three packages, each checked (Architecture, the binary's machine,
+    # Depends against that architecture's archive): amd64 from build/, armhf
+    # from the libraries the ARM leg built, arm64 cross-built. cli.package
+    # (ctest above) installs the amd64 one into a scratch root and runs it.
+    leg "debs" packaging/debs.sh amd64 armhf arm64
+    # arm64's model answers too, now that its libraries are built (a link).
+    leg "arm64 model" tests/cross_model.sh arm64
     exit $rc
     ;;
   *)

@@ -33,6 +33,12 @@ std::string too_big_message(std::string_view name, uint64_t limit) {
                      limit_text(limit));
 }
 
+std::string too_many_lines_message(std::string_view name, uint64_t limit) {
+  return fmt::format("{}: more than {} lines, more than a 32-bit streamdisk holds in memory: split it (split -l {}) "
+                     "or run streamdisk on a 64-bit system",
+                     name, limit, limit);
+}
+
 // Scans `data` for NUL bytes, overlong lines and lone CRs, carrying the state
 // of the current line across chunks.
 struct TextScan {
@@ -157,7 +163,11 @@ bool LineReader::next(std::string& line) {
       if (!any) return false;
       break;
     }
-    if (!any) ++lineno_, any = true;
+    if (!any) {
+      if (limits_.max_lines && lineno_ >= limits_.max_lines)
+        return fail(too_many_lines_message(name_, limits_.max_lines));
+      ++lineno_, any = true;
+    }
     if (++total_ > limits_.max_bytes) return fail(too_big_message(name_, limits_.max_bytes));
     char ch = T::to_char_type(c);
     if (ch == '\n') break;

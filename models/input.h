@@ -17,11 +17,22 @@
 
 namespace sd {
 
+// The most lines a line-by-line reader takes where pointers are 32 bits
+// (armhf): the readers keep every row (a native trace row is ~104 bytes as a
+// TraceRecord on armhf and ~72 more as its ReplayOp), and all of a process's
+// memory must fit in 3 GiB of address space, so a longer input (a 2 GiB pipe
+// of short rows) would end in "out of memory" part way. 4 million rows take
+// ~0.7 GB, which a 2 GB Raspberry Pi holds too. 0 (64-bit) = no line limit:
+// there the machine's memory is the bound, not the address space.
+inline constexpr uint64_t kMaxLines32 = 4'000'000;
+inline constexpr uint64_t kMaxTextLines = sizeof(void*) < 8 ? kMaxLines32 : 0;
+
 struct InputLimits {
   uint64_t max_bytes = uint64_t{4} << 30;  // 4 GiB: a long strace or trace, well under any machine's memory need
   size_t max_line = size_t{1} << 20;       // 1 MiB; 0 = no line limit (JSON)
+  uint64_t max_lines = 0;                  // LineReader only; 0 = no limit
 };
-inline constexpr InputLimits kTextLimits{};
+inline constexpr InputLimits kTextLimits{uint64_t{4} << 30, size_t{1} << 20, kMaxTextLines};
 inline constexpr InputLimits kJsonLimits{uint64_t{256} << 20, 0};
 inline constexpr InputLimits kProfileLimits{uint64_t{1} << 20, size_t{64} << 10};
 // The largest size or offset any input may state (trace rows, strace calls):

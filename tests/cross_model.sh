@@ -1,42 +1,32 @@
 #!/usr/bin/env bash
 # The ARM leg of CI: the model gives the same answers on armhf and arm64 as on amd64.
-#   tests/cross_model.sh [ARCH...]        (default: armhf arm64; BUILD_ROOT=build/cross-model)
-# Builds the lesson page's model entry point (web/: models/ and sim/ sources,
-# web/lesson_api.cpp, a stdin/stdout driver) for the host and, with Debian 12's
-# cross compilers (cmake/toolchain-ARCH.cmake, no target library needed), for
-# each ARCH; answers tests/cross_model.requests (simulate on every built-in
-# profile with stalls and seeds, describe, capacity) natively and under
-# qemu-user, and requires the same bytes: floating-point figures included.
+#   tests/cross_model.sh [ARCH...]        (default: armhf arm64; answers in build/cross-model)
+# Answers tests/cross_model.requests (simulate on every built-in profile with
+# stalls and seeds, describe, capacity) with the lesson page's model entry point
+# (web/lesson_api.cpp behind web/model_driver.cpp: target sd_model_driver,
+# tests/CMakeLists.txt) natively from build/ and under qemu-user from each
+# build-ARCH (tests/cross.sh ARCH's cross build, configured by
+# `tests/cross.sh ARCH model` if it is not yet), and requires the same bytes:
+# floating-point figures included. The driver links the models/ and sim/
+# libraries those builds hold anyway, so this costs two files and a link per
+# architecture (CI: tests/cross.sh armhf unit runs it after its build).
 # On 32-bit armhf this also runs the model with 32-bit size_t and long. The cross
 # toolchains build with -ffp-contract=off: without it arm64 differed in last digits.
-# The full cross build with the unit tests and the .deb: tests/cross.sh ARCH.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 archs=("$@")
 ((${#archs[@]})) || archs=(armhf arm64)
-root=${BUILD_ROOT:-build/cross-model}
+root=build/cross-model
 requests=tests/cross_model.requests
-launcher=()
-command -v ccache >/dev/null && [[ -z ${CCACHE_DISABLE:-} ]] && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-
-build() {  # build DIR [cmake args...]: prints the seconds it took
-  local dir=$1 start=$SECONDS
-  shift
-  cmake -S web -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" "$@" >"$dir.log" 2>&1 &&
-    cmake --build "$dir" -j2 >>"$dir.log" 2>&1 || {
-    echo "tests/cross_model.sh: building $dir failed:" >&2
-    tail -20 "$dir.log" >&2
-    return 1
-  }
-  echo $((SECONDS - start))
-}
 
 mkdir -p "$root"
 grep -v '^#' "$requests" >"$root/requests"
 n=$(wc -l <"$root/requests")
-t=$(build "$root/amd64")
 start=$SECONDS
-"$root/amd64/streamdisk_model" <"$root/requests" >"$root/answers.amd64"
+[[ -f build/CMakeCache.txt ]] || cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j2 --target sd_model_driver >/dev/null
+t=$((SECONDS - start)) start=$SECONDS
+build/tests/sd_model_driver <"$root/requests" >"$root/answers.amd64"
 echo "tests/cross_model.sh: amd64: built in $t s, $n requests answered in $((SECONDS - start)) s"
 # Every request must be answered, none with an error: a broken request file
 # would otherwise compare equal everywhere.
@@ -53,10 +43,17 @@ for arch in "${archs[@]}"; do
     arm64) triple=aarch64-linux-gnu qemu=qemu-aarch64-static ;;
     *) echo "tests/cross_model.sh: unknown architecture '$arch' (armhf, arm64)" >&2; exit 2 ;;
   esac
-  packaging/cross-sysroot.sh "$arch"   # the compiler and qemu-user-static, nothing else
-  t=$(build "$root/$arch" -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/toolchain-$arch.cmake")
   start=$SECONDS
-  "$qemu" -L "/usr/$triple" "$root/$arch/streamdisk_model" <"$root/requests" >"$root/answers.$arch" || true
+  if [[ -f build-$arch/CMakeCache.txt ]]; then
+    cmake --build "build-$arch" -j2 --target sd_model_driver >/dev/null
+  else
+    tests/cross.sh "$arch" model >/dev/null
+  fi
+  t=$((SECONDS - start)) start=$SECONDS
+  # The target's libraries (libfmt) from the cross build's sysroot, as cmake/toolchain-debian-cross.cmake runs tests.
+  libs=$PWD/build-$arch/sysroot/root/usr/lib/$triple:$PWD/build-$arch/sysroot/root/lib/$triple
+  "$qemu" -L "/usr/$triple" -E LD_LIBRARY_PATH="/usr/$triple/lib:$libs" "build-$arch/tests/sd_model_driver" \
+    <"$root/requests" >"$root/answers.$arch" || true
   echo "tests/cross_model.sh: $arch: built in $t s, $n requests answered under qemu in $((SECONDS - start)) s"
   if cmp -s "$root/answers.amd64" "$root/answers.$arch"; then
     echo "tests/cross_model.sh: $arch: all $n answers byte-identical to amd64's"

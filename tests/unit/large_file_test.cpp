@@ -11,7 +11,10 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <sstream>
+#include <streambuf>
 #include <string>
+#include <vector>
 
 #include "measure/real_device.h"
 #include "models/input.h"
@@ -46,6 +49,30 @@ std::string pread_at(const std::string& path, uint64_t off, size_t n) {
   s.resize(static_cast<size_t>(got));
   return s;
 }
+
+// A long pipe, cheaply: `head`, then `rows` copies of `row`, made as they are
+// read (nothing of the whole is held).
+class RowsStreambuf : public std::streambuf {
+ public:
+  RowsStreambuf(std::string head, std::string row, uint64_t rows)
+      : chunk_(std::move(head)), row_(std::move(row)), left_(rows) {
+    setg(chunk_.data(), chunk_.data(), chunk_.data() + chunk_.size());
+  }
+
+ protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    if (left_ == 0) return traits_type::eof();
+    chunk_.clear();
+    for (; left_ > 0 && chunk_.size() < (size_t{1} << 16); --left_) chunk_ += row_;
+    setg(chunk_.data(), chunk_.data(), chunk_.data() + chunk_.size());
+    return traits_type::to_int_type(*gptr());
+  }
+
+ private:
+  std::string chunk_, row_;
+  uint64_t left_;
+};
 
 uint64_t size_of(const std::string& path) {
   struct stat st{};
@@ -219,4 +246,48 @@ TEST_CASE("an input file past 4 GiB is refused by its size, a trace row past 2^3
   CHECK(t->records[0].bytes == w.bytes);
   CHECK(t->records[1].bytes == tr.bytes);
   CHECK(format_trace_row(t->records[0]) == format_trace_row(w));
+}
+
+TEST_CASE("a trace longer than a 32-bit build holds in memory is refused by its line count, not out of memory",
+          "[input][32bit]") {
+  std::string l;
+  {  // The limit itself: a limit of 3 lines takes 3 and refuses the 4th.
+    std::istringstream three("a\nb\nc\n"), four("a\nb\nc\nd\n");
+    LineReader ok(three, "three", InputLimits{1 << 20, 64, 3});
+    while (ok.next(l)) {}
+    CHECK(ok.ok());
+    CHECK(ok.lineno() == 3);
+    LineReader over(four, "four", InputLimits{1 << 20, 64, 3});
+    while (over.next(l)) {}
+    CHECK(over.lineno() == 3);
+    CHECK_THAT(over.status().message(), Catch::StartsWith("four: more than 3 lines"));
+  }
+  // A trace's header and one row, then empty lines (cheap to read under an
+  // emulator: no record each) up to one line past the 32-bit limit.
+  const std::string head = std::string("# streamdisk-trace 2\n") +
+                           "start_s,end_s,op,file,offset,bytes,thread,queue_depth,modelled_end_s,error,direct\n" +
+                           "0,0,write,1,0,4096,,,,,0\n";
+  RowsStreambuf rows(head, "\n", kMaxLines32 - 2);
+  std::istream in(&rows);
+  auto ops = read_native_ops(in, "pipe");
+  if (sizeof(void*) >= 8) {
+    // 64-bit: no line limit (memory, not address space, is the bound).
+    CHECK(kTextLimits.max_lines == 0);
+    REQUIRE(ops.ok());
+    CHECK(ops->ops.size() == 1);
+    return;
+  }
+  // 32-bit: refused at the line past the limit, with the count and the fix.
+  REQUIRE(kTextLimits.max_lines == kMaxLines32);
+  REQUIRE_FALSE(ops.ok());
+  CHECK_THAT(ops.message(), Catch::StartsWith("pipe: more than 4000000 lines") && Catch::Contains("split -l"));
+  // The limit leaves room: the records of that many rows, twice over (a
+  // vector's growth holds the old and the new block), and their replay ops
+  // fit in the address space at once.
+  std::vector<TraceRecord> records, grown;
+  std::vector<ReplayOp> replay_ops;
+  records.reserve(kMaxLines32);
+  grown.reserve(kMaxLines32);
+  replay_ops.reserve(kMaxLines32);
+  CHECK(records.capacity() + grown.capacity() + replay_ops.capacity() == 3 * kMaxLines32);
 }
