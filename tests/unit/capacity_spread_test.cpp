@@ -50,6 +50,13 @@ RecorderConfig recording(double minutes) {
   return c;
 }
 
+// Document 003's recording (16-bit W64, 1 MiB ring) for `minutes`, as a channel search.
+CapacityQuery document_003(double minutes) {
+  CapacityQuery q;
+  q.base = recording(minutes);
+  q.base.stream.sample_bits = 16;
+  return q;
+}
 void same_spread(const Spread& a, const Spread& b) {
   CHECK(a.nominal == b.nominal);
   CHECK(a.low == b.low);
@@ -123,9 +130,7 @@ TEST_CASE("failing seeds first: a candidate failed on them fails under the rule 
 
 TEST_CASE("verdict-only search: the same answer on fewer seeds", "[capacity][spread]") {
   Profile p = sd_test::builtin_profile("rpi4-buster-ultrafit-exfat");
-  CapacityQuery q;
-  q.base = recording(20);
-  q.base.stream.sample_bits = 16;
+  CapacityQuery q = document_003(20);
   auto full = find_capacity(p, q);
   q.verdict_only = true;
   auto quick = find_capacity(p, q);
@@ -225,9 +230,7 @@ TEST_CASE("capacity spread: seeds carried between candidates give the same runs 
   // CapacityQuery::same_seeds takes only consumed seeds' verdicts, so what a
   // search runs does not depend on which threads finished first.
   Profile p = sd_test::builtin_profile("rpi4-buster-ultrafit-exfat");
-  CapacityQuery q;
-  q.base = recording(5);
-  q.base.stream.sample_bits = 16;
+  CapacityQuery q = document_003(5);
   std::vector<const Profile*> ptrs = {&p};
   std::vector<CapacityQuery> qs = {q};
   auto nominal = find_capacities(ptrs, qs, 1);
@@ -248,9 +251,7 @@ TEST_CASE("capacity spread: failing seeds first give the same spread on fewer fu
   // overran there in the other searches. (At 10 or 60 min those candidates
   // settle above within a few seeds either way, and nothing is saved.)
   Profile p = sd_test::builtin_profile("rpi4-buster-ultrafit-exfat");
-  CapacityQuery q;
-  q.base = recording(20);
-  q.base.stream.sample_bits = 16;
+  CapacityQuery q = document_003(20);
   std::vector<const Profile*> ptrs = {&p};
   std::vector<CapacityQuery> qs = {q};
   auto nominal = find_capacities(ptrs, qs);
