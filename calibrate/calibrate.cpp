@@ -283,20 +283,13 @@ TimelineStep fit_cache(const Sorted& s, const SweepFit& sweep, Calibration& c) {
 // the device's pauses: only the other traces describe the device's pauses.
 void fit_stalls(const Sorted& s, bool in_fs, Calibration& c) {
   Builder out(c);
-  auto behind_cache = [](const Series* x) {
-    auto u = x->meta.find("userspace");
-    return x->direct == false && u != x->meta.end() && u->second == "0";
-  };
+  auto behind_cache = [](const Series* x) { return x->direct == false && meta_of(*x, "userspace") == "0"; };
   // Buffered writes through a userspace driver reach the driver's call like
   // direct ones (its page cache is below it): their pauses count as flat-out ones.
-  auto userspace = [](const Series* x) {
-    auto u = x->meta.find("userspace");
-    return u != x->meta.end() && u->second == "1";
-  };
   std::vector<const Series*> used = s.timelines;
   used.insert(used.end(), s.paced.begin(), s.paced.end());
   for (auto* x : s.buffered)
-    if (userspace(x)) used.push_back(x);
+    if (meta_of(*x, "userspace") == "1") used.push_back(x);
   std::vector<PauseScan> scans;
   std::vector<std::string> left_out;
   for (auto* x : used) {

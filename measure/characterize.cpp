@@ -632,6 +632,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
       dirty = nullptr;
     }
   }
+  bool fitted_limit = dirty != nullptr;  // else the kernel's setting, pushed below
   if (!dirty && t.real && dirty_guess > 0) {
     cal.params.push_back({"host.dirty_limit_bytes", dirty_guess, 0, 0, 0, "kernel setting (vm.dirty_bytes or "
                           "dirty_ratio x available memory): the buffered phase did not reach it", "/proc/sys/vm"});
@@ -647,7 +648,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
     // writeback_queue_bytes stays at its default, one chunk.
     double limit = dirty->value;
     double bg = kernel_dirty_background(dirty_guess) * std::min(1.0, limit / dirty_guess);
-    if (dirty->value != dirty_guess && bg > 0 && bg < limit) {
+    if (fitted_limit && bg > 0 && bg < limit) {
       // A fitted limit is where the buffered writes were throttled: Linux's
       // freerun ceiling, halfway between the background level and the
       // limit, which is where the model throttles with a background level.
