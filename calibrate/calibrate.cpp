@@ -302,7 +302,24 @@ void fit_stalls(const Sorted& s, bool in_fs, Calibration& c) {
                                   "pauses",
                                   fmt::join(left_out, ", ")));
   if (scans.empty()) return;
-  StallModelFit sf = fit_stall_model(scans);
+  // A userspace driver whose open flags were read (measure/fs_info.h) says
+  // where its device's pauses are: through the device's page cache (behind
+  // it), or O_DIRECT/O_SYNC (in the call).
+  KnownPlace known;
+  for (auto* x : used) {
+    if (meta_of(*x, "userspace") != "1") continue;
+    std::string io = meta_of(*x, "driver_io");
+    if (io == "page_cache") {
+      known = {KnownPlace::BehindCache, fmt::format("the userspace driver writes to its device through the page cache "
+                                                     "({}: driver_io=page_cache)",
+                                                     base_name(x->name))};
+      break;
+    }
+    if (io == "direct" || io == "sync")
+      known = {KnownPlace::InCall, fmt::format("the userspace driver writes to its device with O_{} ({}: driver_io={})",
+                                               io == "direct" ? "DIRECT" : "SYNC", base_name(x->name), io)};
+  }
+  StallModelFit sf = fit_stall_model(scans, known);
   c.stalls_behind_cache = sf.behind_cache;
   std::string layer = in_fs ? "filesystem." : "device.";
   c.notes.insert(c.notes.end(), sf.notes.begin(), sf.notes.end());

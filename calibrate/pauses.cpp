@@ -298,9 +298,13 @@ double poisson_cdf(size_t k, double mean) {
 }
 }  // namespace
 
-StallModelFit fit_stall_model(const std::vector<PauseScan>& scans) {
+StallModelFit fit_stall_model(const std::vector<PauseScan>& scans, const KnownPlace& known) {
   StallModelFit f = fit_stall_model_all(scans);
   if (!f.ok) return f;
+  if (known.where == KnownPlace::InCall) {
+    f.notes.insert(f.notes.begin(), fmt::format("stalls: {}: the pauses are in the writer's call", known.why));
+    return f;
+  }
   // Did writes paced like a recorder's meet the pauses that flat-out writes
   // met? A pause counts if it is at least half the flat-out pauses' median
   // length: the long ones are the question, scheduling jitter of a few ms is
@@ -320,6 +324,20 @@ StallModelFit fit_stall_model(const std::vector<PauseScan>& scans) {
       for (const auto& p : s.pauses) flat_lengths.push_back(p.excess_s);
     }
   size_t flat = flat_lengths.size(), seen = 0;
+  if (known.where == KnownPlace::BehindCache && !busy.empty()) {
+    // Behind a cache by construction: the flat-out traces, which kept that
+    // cache full, describe the device's pauses (as below).
+    StallModelFit g = fit_stall_model_all(busy, /*behind_cache=*/true);
+    if (g.ok) {
+      g.behind_cache = true;
+      g.notes.insert(g.notes.begin(), fmt::format("stalls: {}: fitted from the {} flat-out trace(s) only (paced writes "
+                                                  "meet them only when they fill that cache)",
+                                                  known.why, busy.size()));
+      return g;
+    }
+    f.notes.push_back(fmt::format("stalls: {}, but the flat-out traces alone give no fit ({}): all traces used", known.why,
+                                  g.why));
+  }
   if (flat < kTooFew) return f;
   std::sort(flat_lengths.begin(), flat_lengths.end());
   double half = flat_lengths[flat / 2] / 2;  // half the median

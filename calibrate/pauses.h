@@ -74,10 +74,17 @@ struct StallModelFit {
   std::vector<std::string> notes;     // what was decided and why; warnings
   std::string why;                    // when !ok
 };
+// Where the pauses are, when the traces' headers say it: a userspace driver
+// whose open flags were read (trace header driver_io, measure/fs_info.h).
+struct KnownPlace {
+  enum Where { Unknown, BehindCache, InCall } where = Unknown;
+  std::string why;  // for the notes
+};
 // Paced traces that met far fewer pauses than the flat-out traces' rate
 // predicts (at most 1 % likely by chance) show a cache in between: then the
-// fit rests on the flat-out traces alone and says behind_cache.
-StallModelFit fit_stall_model(const std::vector<PauseScan>& scans);
+// fit rests on the flat-out traces alone and says behind_cache. A known
+// place decides instead of that test (its counts are then only reported).
+StallModelFit fit_stall_model(const std::vector<PauseScan>& scans, const KnownPlace& known = {});
 // The fit over every trace as given, without that check. With
 // `behind_cache` (the refit of pauses behind a cache, from flat-out traces):
 // lengths from the longer half of the pauses (a flat-out writer met the

@@ -306,6 +306,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
     meta["tool"] = "streamdisk characterize";
     meta["target"] = rep.target;
     meta["userspace"] = rep.fs.userspace ? "1" : "0";
+    if (rep.fs.driver_io != DriverIo::Unknown) meta["driver_io"] = driver_io_name(rep.fs.driver_io);
     traces.push_back({name + ".csv", {std::move(meta), {}}});
     cur = &traces.back();
     report("", 0);
@@ -597,8 +598,11 @@ R run_characterize(const CharacterizeConfig& cfg) {
   // writes showed a cache in between (the driver writes through the block
   // device's page cache): then they are the device's.
   if (rep.fs.userspace && cal.stalls_behind_cache)
-    rep.notes.push_back("the pauses are behind a cache (paced writes did not meet them): the profile puts them in "
-                        "the device layer, under the host's page cache, not in the userspace driver's call");
+    rep.notes.push_back(fmt::format("the pauses are behind a cache ({}): the profile puts them in the device layer, "
+                                    "under the host's page cache, not in the userspace driver's call",
+                                    rep.fs.driver_io == DriverIo::PageCache
+                                        ? "the driver writes to its device through the page cache"
+                                        : "paced writes did not meet them"));
   else if (rep.fs.userspace)
     for (auto& e : cal.params)
       if (e.key.starts_with("device.stall") && find_param(Layer::Filesystem, e.key.substr(7)))

@@ -1,10 +1,15 @@
 #include "measure/fs_info.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -42,6 +47,127 @@ bool under(const std::string& path, const std::string& mp) {
 }
 
 }  // namespace
+
+const char* driver_io_name(DriverIo d) {
+  switch (d) {
+    case DriverIo::PageCache: return "page_cache";
+    case DriverIo::Direct: return "direct";
+    case DriverIo::Sync: return "sync";
+    case DriverIo::Unknown: break;
+  }
+  return "";
+}
+
+DriverIo driver_io_from_name(std::string_view s) {
+  for (DriverIo d : {DriverIo::PageCache, DriverIo::Direct, DriverIo::Sync})
+    if (s == driver_io_name(d)) return d;
+  return DriverIo::Unknown;
+}
+
+DriverIo driver_io_of_flags(unsigned long flags) {
+  if (flags & O_DIRECT) return DriverIo::Direct;
+  if (flags & (O_SYNC | O_DSYNC)) return DriverIo::Sync;  // O_SYNC holds O_DSYNC's bit
+  return DriverIo::PageCache;
+}
+
+bool fdinfo_flags(std::string_view text, unsigned long& flags) {
+  while (!text.empty()) {
+    size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    if (line.starts_with("flags:")) {
+      std::string v(line.substr(6));
+      char* end = nullptr;
+      errno = 0;
+      unsigned long x = std::strtoul(v.c_str(), &end, 8);
+      if (errno || !end || end == v.c_str() || v.find('-') != std::string::npos) return false;  // no digits, or negative
+      while (*end == ' ' || *end == '\t') ++end;
+      if (*end) return false;
+      flags = x;
+      return true;
+    }
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+  return false;
+}
+
+void find_driver_io(FsInfo& info, const std::string& proc) {
+  info.driver_io = DriverIo::Unknown;
+  if (!info.userspace) return;
+  if (info.source.empty() || info.source[0] != '/') {
+    info.driver_how = fmt::format("the mount's source ({}) is not a device or a file: how its driver writes is not "
+                                  "known",
+                                  info.source.empty() ? "none" : info.source);
+    return;
+  }
+  struct stat src{};
+  if (::stat(info.source.c_str(), &src) != 0 || !(S_ISBLK(src.st_mode) || S_ISREG(src.st_mode))) {
+    info.driver_how = fmt::format("the mount's source {} is not a block device or a file here: how its driver writes "
+                                  "is not known",
+                                  info.source);
+    return;
+  }
+  const bool blk = S_ISBLK(src.st_mode);
+  struct Holder {
+    long pid;
+    std::string comm;
+    unsigned long flags;
+  };
+  std::vector<Holder> holders;
+  size_t unreadable = 0;
+  const long self = static_cast<long>(::getpid());
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(proc, ec)) {
+    std::string name = e.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    long pid = std::atol(name.c_str());
+    if (pid == self) continue;
+    std::error_code ec2;
+    std::filesystem::directory_iterator fds(e.path() / "fd", ec2);
+    if (ec2) {
+      unreadable += ec2 == std::errc::permission_denied;
+      continue;
+    }
+    for (const auto& fd : fds) {
+      struct stat st{};
+      if (::stat(fd.path().c_str(), &st) != 0) continue;
+      bool same = blk ? S_ISBLK(st.st_mode) && st.st_rdev == src.st_rdev
+                      : S_ISREG(st.st_mode) && st.st_dev == src.st_dev && st.st_ino == src.st_ino;
+      if (!same) continue;
+      std::ifstream fi(e.path() / "fdinfo" / fd.path().filename());
+      std::string text((std::istreambuf_iterator<char>(fi)), std::istreambuf_iterator<char>());
+      unsigned long flags = 0;
+      if (!fdinfo_flags(text, flags)) continue;
+      std::ifstream cf(e.path() / "comm");
+      std::string comm;
+      std::getline(cf, comm);
+      holders.push_back({pid, comm, flags});
+    }
+  }
+  if (holders.empty()) {
+    info.driver_how = fmt::format("no process was seen holding {} open{}: how the driver writes is not known", info.source,
+                                  unreadable ? fmt::format(" ({} processes' open files were not readable: run as root)",
+                                                           unreadable)
+                                             : "");
+    return;
+  }
+  // One open file without O_DIRECT or O_SYNC is enough for writes to pass
+  // through the page cache; else synchronous, else direct.
+  DriverIo d = DriverIo::Direct;
+  for (const auto& h : holders) {
+    DriverIo x = driver_io_of_flags(h.flags);
+    if (x == DriverIo::PageCache || (x == DriverIo::Sync && d == DriverIo::Direct)) d = x;
+  }
+  std::set<std::string> who;
+  for (const auto& h : holders) who.insert(fmt::format("{} (pid {}, flags 0{:o})", h.comm, h.pid, h.flags));
+  info.driver_io = d;
+  info.driver_how = fmt::format(
+      "{} {} {} {}", fmt::join(who, ", "), holders.size() > 1 ? "hold" : "holds", info.source,
+      d == DriverIo::PageCache ? "open without O_DIRECT or O_SYNC: the driver's writes go through its page cache, so "
+                                 "the device's pauses are behind that cache"
+      : d == DriverIo::Sync    ? "open with O_SYNC/O_DSYNC: each of the driver's writes waits for the device"
+                               : "open with O_DIRECT: the driver's writes bypass the page cache");
+}
 
 bool is_fuse_fstype(std::string_view t) { return t == "fuse" || t == "fuseblk" || t.starts_with("fuse."); }
 
@@ -106,6 +232,7 @@ FsInfo fs_info(const std::string& dir) {
     info.how = "mount type " + info.fstype + (info.userspace ? " (FUSE)" : " (kernel driver)");
   else
     info.how = "statfs (no mountinfo entry found)";
+  find_driver_io(info);
   return info;
 }
 

@@ -11,6 +11,20 @@ namespace sd {
 
 inline constexpr long kFuseSuperMagic = 0x65735546;  // statfs f_type of every FUSE mount
 
+// How a userspace driver writes to the device or image file under it, read
+// from its open file's flags (/proc/PID/fdinfo). Without O_DIRECT or
+// O_SYNC/O_DSYNC its writes go through that device's page cache: the device's
+// pauses are then behind a cache the host's dirty limits govern, not in the
+// driver's call (exfat-fuse and ntfs-3g open their device this way).
+enum class DriverIo { Unknown, PageCache, Direct, Sync };
+// "page_cache", "direct", "sync", "" (the trace header's driver_io value).
+const char* driver_io_name(DriverIo d);
+DriverIo driver_io_from_name(std::string_view s);
+// Open flags (octal, as /proc/PID/fdinfo shows them) -> what the writes go through.
+DriverIo driver_io_of_flags(unsigned long flags);
+// The "flags:" line of a /proc/PID/fdinfo/FD text; false if there is none.
+bool fdinfo_flags(std::string_view text, unsigned long& flags);
+
 struct FsInfo {
   bool userspace = false;  // a FUSE driver (exfat-fuse, ntfs-3g, sshfs, streamdisk mount)
   std::string fstype;      // from /proc/self/mountinfo ("ext4", "fuseblk", "fuse.exfat"), or ""
@@ -18,10 +32,17 @@ struct FsInfo {
   std::string mount_point; // the mount point holding the directory, or ""
   std::string how;         // how it was found out, for reports
   double journal_commit_s = 0;  // ext3/ext4 (jbd2): commit= from the mount options, else 5 s; 0 = none known
+  DriverIo driver_io = DriverIo::Unknown;  // userspace only: how its driver opens the mount's source
+  std::string driver_how;                  // which process, which file, which flags; or why unknown
 };
 
-// statfs(dir) and the longest /proc/self/mountinfo entry containing `dir`.
+// statfs(dir) and the longest /proc/self/mountinfo entry containing `dir`;
+// for a userspace mount, also find_driver_io.
 FsInfo fs_info(const std::string& dir);
+// For a userspace mount whose source is a block device or a file: the
+// processes holding it open (/proc/*/fd, root sees them all) and their open
+// flags. Fills driver_io and driver_how; Unknown when none is seen.
+void find_driver_io(FsInfo& info, const std::string& proc = "/proc");
 // True for the fstypes of userspace drivers: "fuse", "fuseblk", "fuse.*".
 bool is_fuse_fstype(std::string_view fstype);
 // One /proc/self/mountinfo line -> mount point, fstype, source (unescaped).

@@ -239,6 +239,8 @@ Status open_target(const MeasureConfig& c, Target& t, MeasureReport& out) {
   out.target = c.path;
   out.direct_used = c.direct && rd->direct_bypasses();
   if (c.direct && !rd->direct_bypasses()) out.notes.push_back(rd->direct_note());
+  if (rd->fs().userspace && !rd->fs().driver_how.empty())
+    out.notes.push_back("the driver's device I/O: " + rd->fs().driver_how);
   SpaceInfo sp = rd->space();
   double need = bytes_needed(c) + 16.0 * (1 << 20);
   if (c.sweep != SweepKind::Fill && sp.free_bytes < need)
@@ -268,6 +270,8 @@ std::map<std::string, std::string> trace_meta(const MeasureConfig& c, const Targ
           // filesystem, where that does not bypass the driver's caching
           {"direct", direct_flag ? "1" : "0"},
           {"userspace", t.real && t.real->fs().userspace ? "1" : "0"},
+          // how that driver writes to its device (fs_info.h): "" if not known
+          {"driver_io", t.real ? driver_io_name(t.real->fs().driver_io) : ""},
           {"fsync", out.fsync},
           {"command", c.command_line}};
 }

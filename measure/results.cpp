@@ -84,7 +84,8 @@ std::string characterize_text(const CharacterizeReport& r, const std::string& pr
   std::string out;
   out += fmt::format("streamdisk characterize {}\n", r.target);
   out += fmt::format("  filesystem: {} ({}: {})\n", r.fs.fstype.empty() ? "?" : r.fs.fstype,
-      r.fs.userspace ? "userspace driver: its work is inside the writer's call" : "kernel driver", r.fs.how);
+      r.fs.userspace ? "userspace driver: its own work is inside the writer's call" : "kernel driver", r.fs.how);
+  if (r.fs.userspace && !r.fs.driver_how.empty()) out += fmt::format("  driver's device I/O: {}\n", r.fs.driver_how);
   out += fmt::format("  space: {} free of {}; the run stays below {:.0f} % full (writes at most {} at once)\n\n",
       format_size(r.free_bytes), format_size(r.total_bytes), r.safe_fill * 100, format_size(r.max_bytes));
   out += fmt::format("  {:<16} {:>9} {:>10}  {}\n", "phase", "time", "written", "result");
@@ -115,7 +116,12 @@ nlohmann::json characterize_json(const CharacterizeReport& r, const std::string&
   nlohmann::json j = {{"format", "streamdisk-characterize"},
                       {"format_version", 1},
                       {"target", r.target},
-                      {"filesystem", {{"fstype", r.fs.fstype}, {"userspace", r.fs.userspace}, {"how", r.fs.how}}},
+                      {"filesystem",
+                       {{"fstype", r.fs.fstype},
+                        {"userspace", r.fs.userspace},
+                        {"how", r.fs.how},
+                        {"driver_io", driver_io_name(r.fs.driver_io)},
+                        {"driver_how", r.fs.driver_how}}},
                       {"total_bytes", r.total_bytes},
                       {"free_bytes", r.free_bytes},
                       {"safe_fill", r.safe_fill},

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Cross-build streamdisk for an ARM architecture and test it under qemu-user:
-#   tests/cross.sh armhf|arm64 [quick|unit|deb|model]
+#   tests/cross.sh armhf|arm64 [quick|unit|deb|model|build [TARGET...]]
 # Installs what is missing (packaging/cross-sysroot.sh: Debian 12's cross compiler,
 # qemu-user-static, the target's libraries unpacked in build-ARCH/sysroot), builds in build-ARCH with cmake/toolchain-ARCH.cmake,
 # runs the unit tests and the command-line tests that need no FUSE (each binary
@@ -13,7 +13,9 @@
 # (tests/unit/short_run.h; the full counts run natively in the same CI run); no package;
 # "deb" builds only the binary and its man pages, and the package (packaging/debs.sh;
 # in CI after "unit" for armhf: the libraries are built once for both);
-# "model" builds only the model driver (tests/cross_model.sh).
+# "model" builds only the model driver (tests/cross_model.sh);
+# "build [TARGET...]" builds and runs nothing else (./run.sh test builds ahead
+# of the legs that use them, beside ctest): by default what "unit" and "deb" build.
 # The full mode is not part of ./run.sh test: the CLI tests under qemu cost
 # minutes (docs/install.md gives the times measured).
 set -euo pipefail
@@ -22,11 +24,11 @@ arch=${1:-}
 case $arch in
   armhf) triple=arm-linux-gnueabihf ;;
   arm64) triple=aarch64-linux-gnu ;;
-  *) echo "usage: tests/cross.sh armhf|arm64 [quick|unit|deb|model]" >&2; exit 2 ;;
+  *) echo "usage: tests/cross.sh armhf|arm64 [quick|unit|deb|model|build [TARGET...]]" >&2; exit 2 ;;
 esac
 mode=${2:-full}
-[[ $mode == full || $mode == quick || $mode == unit || $mode == deb || $mode == model ]] ||
-  { echo "tests/cross.sh: unknown mode '$mode' (use quick, unit, deb, model, or nothing)" >&2; exit 2; }
+[[ $mode == full || $mode == quick || $mode == unit || $mode == deb || $mode == model || $mode == build ]] ||
+  { echo "tests/cross.sh: unknown mode '$mode' (use quick, unit, deb, model, build, or nothing)" >&2; exit 2; }
 
 build=build-$arch
 # The compiler, qemu-user-static and the target libraries, with apt only.
@@ -41,11 +43,12 @@ case $mode in
   unit) targets=(sd_unit_tests sd_model_driver) ;;
   deb) targets=(streamdisk sd_man) ;;
   model) targets=(sd_model_driver) ;;
+  build) targets=("${@:3}"); ((${#targets[@]})) || targets=(sd_unit_tests sd_model_driver streamdisk sd_man) ;;
   *) targets=(streamdisk sd_man sd_unit_tests sd_synth_traces) ;;
 esac
 cmake --build "$build" -j2 --target "${targets[@]}"
 echo "tests/cross.sh: $arch build took $((SECONDS - start)) s" >&2
-[[ $mode == model ]] && exit 0
+[[ $mode == model || $mode == build ]] && exit 0
 if [[ $mode == deb ]]; then
   DEB_HOST_ARCH=$arch cpack --config "$build/CPackConfig.cmake" -B "$build" >/dev/null
   ls "$build"/streamdisk_*_"$arch".deb

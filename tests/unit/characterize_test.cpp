@@ -6,11 +6,15 @@
 // penalty fit and the mountinfo parser behind the userspace-driver check.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
 
 #include "calibrate/groups.h"
 #include "calibrate/regimes.h"
@@ -248,6 +252,65 @@ TEST_CASE("mountinfo lines: fstype and mount point, FUSE types recognised", "[ch
   CHECK_FALSE(root.userspace);
 }
 
+
+TEST_CASE("a userspace driver's device I/O from its open flags: page cache, O_DIRECT, O_SYNC", "[characterize][fsinfo]") {
+  unsigned long flags = 0;
+  REQUIRE(fdinfo_flags("pos:\t0\nflags:\t0100002\nmnt_id:\t26\n", flags));
+  CHECK(flags == 0100002);
+  CHECK_FALSE(fdinfo_flags("pos:\t0\nmnt_id:\t26\n", flags));
+  CHECK_FALSE(fdinfo_flags("flags:\t01x2\n", flags));
+  CHECK_FALSE(fdinfo_flags("flags:\t\n", flags));
+  CHECK(driver_io_of_flags(O_RDWR | O_LARGEFILE) == DriverIo::PageCache);  // exfat-fuse, ntfs-3g
+  CHECK(driver_io_of_flags(O_RDWR | O_DIRECT) == DriverIo::Direct);
+  CHECK(driver_io_of_flags(O_RDWR | O_DSYNC) == DriverIo::Sync);
+  CHECK(driver_io_of_flags(O_RDWR | O_SYNC) == DriverIo::Sync);
+  for (DriverIo d : {DriverIo::PageCache, DriverIo::Direct, DriverIo::Sync})
+    CHECK(driver_io_from_name(driver_io_name(d)) == d);
+  CHECK(driver_io_from_name("bogus") == DriverIo::Unknown);
+
+  // A /proc of two processes holding an image file open: the driver found
+  // through its fd, by the file's identity, not its name.
+  namespace fs = std::filesystem;
+  fs::path root = fs::temp_directory_path() / fmt::format("sd-driverio-{}", ::getpid());
+  fs::remove_all(root);
+  fs::create_directories(root / "proc/4242/fd");
+  fs::create_directories(root / "proc/4242/fdinfo");
+  fs::create_directories(root / "proc/77/fd");
+  fs::create_directories(root / "proc/77/fdinfo");
+  fs::create_directories(root / "proc/self");  // not a pid: skipped
+  { std::ofstream(root / "stick.img") << "x"; }
+  { std::ofstream(root / "other") << "y"; }
+  fs::create_symlink(root / "stick.img", root / "proc/4242/fd/3");
+  { std::ofstream(root / "proc/4242/fdinfo/3") << "pos:\t0\nflags:\t0100002\n"; }
+  { std::ofstream(root / "proc/4242/comm") << "mount.exfat-fus\n"; }
+  fs::create_symlink(root / "other", root / "proc/77/fd/5");
+  { std::ofstream(root / "proc/77/fdinfo/5") << "flags:\t040002\n"; }
+  FsInfo info;
+  info.userspace = true;
+  info.source = (root / "stick.img").string();
+  find_driver_io(info, (root / "proc").string());
+  CHECK(info.driver_io == DriverIo::PageCache);
+  CHECK_THAT(info.driver_how, Catch::Contains("mount.exfat-fus (pid 4242") && Catch::Contains("page cache"));
+  // The same process with O_DIRECT, then nobody holding it.
+  { std::ofstream(root / "proc/4242/fdinfo/3") << fmt::format("flags:\t0{:o}\n", O_RDWR | O_DIRECT); }
+  find_driver_io(info, (root / "proc").string());
+  CHECK(info.driver_io == DriverIo::Direct);
+  fs::remove(root / "proc/4242/fd/3");
+  find_driver_io(info, (root / "proc").string());
+  CHECK(info.driver_io == DriverIo::Unknown);
+  CHECK_THAT(info.driver_how, Catch::Contains("no process"));
+  // A source that is no file (sshfs, streamdisk mount): not known, said why.
+  info.source = "streamdisk";
+  find_driver_io(info, (root / "proc").string());
+  CHECK(info.driver_io == DriverIo::Unknown);
+  CHECK_THAT(info.driver_how, Catch::Contains("not a device or a file"));
+  // A kernel filesystem: nothing to find.
+  info.userspace = false;
+  info.driver_how.clear();
+  find_driver_io(info, (root / "proc").string());
+  CHECK(info.driver_how.empty());
+  fs::remove_all(root);
+}
 
 TEST_CASE("journal commit interval from the mount options: ext4's commit= or its default 5 s", "[characterize]") {
   CHECK(journal_commit_seconds("ext4", "rw,data=ordered") == 5);

@@ -238,6 +238,52 @@ TEST_CASE("time-triggered driver stalls block a userspace driver's writer and a 
   CHECK(kernel < 0.01);
 }
 
+TEST_CASE("a userspace driver's open flags in the trace headers decide where its pauses are", "[calibrate][stalls]") {
+  // The same traces twice: once as if paced writes met the pauses (the
+  // statistical test alone keeps them in the call), once as if they did not
+  // (it alone puts them behind a cache). A header saying how the driver opens
+  // its device decides instead: through its page cache -> behind a cache,
+  // O_DIRECT -> in the call, whatever the counts say.
+  Params stalls = {{"stall_interval_mb", 64}, {"stall_duration_ms", 300}, {"stall_duration_sigma", 0.2}};
+  auto calibrated = [&](bool paced_meet_them, const char* driver_io) {
+    Profile with = make_profile(stalls), without = make_profile({});
+    std::vector<Series> traces;
+    std::vector<std::string> names = {"flat.csv"};
+    traces.push_back(as_series(synth_sustained(with, kBlock, 20e6 * 240, {}, {0.15, 4}), "flat.csv"));
+    uint64_t seed = 5;
+    for (double f : {0.3, 0.5, 0.7}) {
+      names.push_back(fmt::format("paced-{}.csv", f));
+      traces.push_back(as_series(synth_paced(paced_meet_them ? with : without, kBlock, 20 * f, 240, {0.15, ++seed}),
+                                 names.back()));
+    }
+    for (auto& t : traces) t.meta["userspace"] = "1", t.meta["driver_io"] = driver_io;
+    auto c = calibrate_loaded(traces, {}, names, Options{});
+    REQUIRE(c.ok());
+    return *c;
+  };
+  auto said = [](const Calibration& c, const char* what) {
+    for (const auto& n : c.notes)
+      if (n.find(what) != std::string::npos) return true;
+    return false;
+  };
+  Calibration page = calibrated(true, "page_cache"), direct = calibrated(false, "direct");
+  Calibration unknown_met = calibrated(true, ""), unknown_absorbed = calibrated(false, "");
+  // Without the header the counts decide (the test the header overrides).
+  CHECK_FALSE(unknown_met.stalls_behind_cache);
+  CHECK(unknown_absorbed.stalls_behind_cache);
+  // With it, the header does, and says so.
+  CHECK(page.stalls_behind_cache);
+  CHECK(said(page, "through the page cache"));
+  CHECK_FALSE(direct.stalls_behind_cache);
+  CHECK(said(direct, "O_DIRECT"));
+  // Behind the cache, fitted from the flat-out trace alone, as the counted
+  // case: every 64 MB at 20 MB/s taken per unit of time, 300 ms long.
+  Params a = fitted_stalls(page);
+  CHECK(a["stall_interval_mb"] == 0);
+  CHECK(a["stall_period_ms"] == Approx(64 / 20.0 * 1e3).epsilon(0.35));
+  CHECK(a["stall_duration_ms"] == Approx(300).epsilon(0.2));
+}
+
 TEST_CASE("pauses that paced writes never meet are the device's behind a cache, fitted from flat-out writes",
           "[calibrate][stalls]") {
   // exfat-fuse over a block device's page cache: flat-out writes keep that
