@@ -39,6 +39,10 @@
 
 namespace sd::fusefs {
 
+// How long the kernel may cache attributes and entries (s): the backing
+// directory is ours while mounted, so nothing changes them behind our back.
+inline constexpr double kAttrTimeout = 1.0;
+
 // An open file: the backing descriptor and how the application opened it.
 struct Handle {
   int fd = -1;

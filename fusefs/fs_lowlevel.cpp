@@ -11,7 +11,6 @@ namespace sd::fusefs {
 namespace {
 
 constexpr unsigned kMaxWrite = 1u << 20;  // 1 MiB: the kernel's limit with 256-page requests
-constexpr double kTimeout = 1.0;
 
 Fs* fs(fuse_req_t req) { return static_cast<Fs*>(fuse_req_userdata(req)); }
 
@@ -59,7 +58,7 @@ void op_getattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
   struct stat st {};
   int err = fs(req)->getattr(ino, st);
   if (err) fuse_reply_err(req, err);
-  else fuse_reply_attr(req, &st, kTimeout);
+  else fuse_reply_attr(req, &st, kAttrTimeout);
 }
 
 void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, fuse_file_info* fi) {
@@ -67,7 +66,7 @@ void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, f
   struct stat st {};
   int err = fs(req)->setattr(req, ino, attr, to_set, fi, st);
   if (err) fuse_reply_err(req, err);
-  else fuse_reply_attr(req, &st, kTimeout);
+  else fuse_reply_attr(req, &st, kAttrTimeout);
 }
 
 void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode) {

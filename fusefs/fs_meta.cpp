@@ -10,9 +10,6 @@
 #include "fusefs/fs.h"
 
 namespace sd::fusefs {
-namespace {
-constexpr double kTimeout = 1.0;  // attribute/entry cache (s): the backing dir is ours while mounted
-}
 
 int Fs::stat_inode(Inode* in, struct stat& st) {
   if (fstatat(in->fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) return errno;
@@ -81,8 +78,8 @@ int Fs::entry_for(Inode* parent, const char* name, fuse_entry_param& e, bool reg
   e.attr.st_ino = in->id;
   if (opt_.discard && S_ISREG(st.st_mode)) e.attr.st_blocks = (st.st_size + 511) / 512;
   present(e.attr);
-  e.attr_timeout = kTimeout;
-  e.entry_timeout = kTimeout;
+  e.attr_timeout = kAttrTimeout;
+  e.entry_timeout = kAttrTimeout;
   return 0;
 }
 

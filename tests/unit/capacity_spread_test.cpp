@@ -41,7 +41,7 @@ bool rule_fails(const std::vector<bool>& overrun, double level, double conf) {
   return static_cast<double>(k) / n > level;
 }
 
-RecorderConfig recording(double minutes) {
+RecorderConfig recording_min(double minutes) {
   RecorderConfig c;
   c.stream = {1, 48000, 24, false};
   c.format = FormatKind::W64;
@@ -53,7 +53,7 @@ RecorderConfig recording(double minutes) {
 // Document 003's recording (16-bit W64, 1 MiB ring) for `minutes`, as a channel search.
 CapacityQuery document_003(double minutes) {
   CapacityQuery q;
-  q.base = recording(minutes);
+  q.base = recording_min(minutes);
   q.base.stream.sample_bits = 16;
   return q;
 }
@@ -160,7 +160,7 @@ TEST_CASE("capacity spread: the shortcuts give the plain computation's answers o
   std::vector<CapacityQuery> qs;
   for (const auto& p : ps) {
     CapacityQuery q;
-    q.base = recording(2);
+    q.base = recording_min(2);
     q.probes = {2, 40};  // not needed by the spread: must not change it
     ptrs.push_back(&p);
     qs.push_back(q);
@@ -205,7 +205,7 @@ TEST_CASE("aimed channel search: the plain bracket and bisection's answers on ev
       const Rec r = recs[i];
       Profile p = sd_test::builtin_profile(name);
       CapacityQuery q;
-      q.base = recording(r.minutes);
+      q.base = recording_min(r.minutes);
       q.base.buffer_bytes = r.buffer;
       q.base.stream.sample_bits = r.bits;
       q.criterion.max_seeds = 60;  // the stall profiles are not aimed: keep them cheap

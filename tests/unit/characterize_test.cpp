@@ -25,6 +25,7 @@
 #include "models/trace.h"
 #include "sim/capacity.h"
 #include "sim/sweeps.h"
+#include "temp_dir.h"
 
 using namespace sd;
 
@@ -50,14 +51,6 @@ RecorderConfig headline_recorder() {
   return rc;
 }
 
-struct TempDir {
-  TempDir() {
-    char t[] = "/tmp/sd-characterize-test.XXXXXX";
-    path = ::mkdtemp(t);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  std::string path;
-};
 
 }  // namespace
 

@@ -15,21 +15,13 @@
 
 #include "measure/record.h"
 #include "tdms_reader.h"
+#include "temp_dir.h"
 
 using namespace sd;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  TempDir() {
-    char tmpl[] = "/tmp/sd-record-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string path;
-};
 
 RecordReport record(const std::string& dir, FormatKind kind, uint32_t channels, uint32_t bits, bool is_float = false,
                     double seconds = 0.3) {
