@@ -4,9 +4,13 @@
 # JSON output; calibrate fits per-op overhead and bandwidth from the logs
 # alone, and from the JSON alone. The check: the fitted line reproduces the
 # median latency of each block size as computed independently (sort/awk) from
-# fio's raw log, within 50 % (real storage is noisy; unit or column mistakes
-# are factors of 1000). Medians, because calibrate fits the typical write and
-# treats the rare slow ones (page-cache throttling) as stalls.
+# fio's raw log, within a factor of 3 (unit or column mistakes are factors of
+# 1000). Not closer: the writes are memory copies into tmpfs, which are not a
+# straight line in the block size (a 1 MiB write leaves the L2 cache), and
+# other processes' memory traffic moves one block size's median by 2x (1 MiB:
+# the line said 0.46 of fio's median with compiles running beside the test;
+# 0.89-1.19 in three runs on a quiet machine). Medians, because calibrate fits the typical
+# write and treats the rare slow ones (page-cache throttling) as stalls.
 . "$SD_SOURCE_DIR/tests/lib.sh"
 command -v fio >/dev/null || { echo "fio is not installed (run.sh installs it)"; exit 1; }
 # tmpfs when there is one: on a disk shared with busy neighbours, page-cache
@@ -36,7 +40,7 @@ for j in b4k b64k b1m; do
   bs=$(awk -F', *' 'NR == 1 { print $4 }' "$log")
   mean_ns=$(awk -F', *' '{ print $2 }' "$log" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
   awk -v m="$mean_ns" -v b="$bs" -v t0="$t0_us" -v bw="$mbps" 'BEGIN {
-        model = t0 * 1000 + b / bw * 1000; r = model / m; exit !(r > 0.5 && r < 1.5) }' \
+        model = t0 * 1000 + b / bw * 1000; r = model / m; exit !(r > 1 / 3 && r < 3) }' \
     || fail "$j: fitted line gives $t0_us us + $bs B / $mbps MB/s, fio's log says median $mean_ns ns"
 done
 "$STREAMDISK" show "$dir/fio-dev.toml" >/dev/null || fail "the profile calibrated from fio logs does not load"
