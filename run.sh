@@ -46,7 +46,7 @@ case "${1:-demo}" in
     ;;
   test)
     rc=0
-    # Each leg's wall time, for README "Tests" (CI on 2 cores: about 40 min).
+    # Each leg's wall time, for README "CI leg by leg" (2 cores: about 30 min).
     leg() {
       local name=$1 start=$SECONDS
       shift
