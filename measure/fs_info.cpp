@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -41,6 +42,20 @@ std::string unescape(std::string_view s) {
   return out;
 }
 
+// What follows `key` in the last `sep`-separated item of `text` that starts
+// with it ("commit=" in mount options, "flags:" in an fdinfo text).
+std::optional<std::string> item_value(std::string_view text, char sep, std::string_view key) {
+  std::optional<std::string> found;
+  while (!text.empty()) {
+    size_t at = text.find(sep);
+    std::string_view item = text.substr(0, at);
+    if (item.starts_with(key)) found = std::string(item.substr(key.size()));
+    if (at == std::string_view::npos) break;
+    text.remove_prefix(at + 1);
+  }
+  return found;
+}
+
 bool under(const std::string& path, const std::string& mp) {
   if (mp == "/") return true;
   return path == mp || (path.size() > mp.size() && path.compare(0, mp.size(), mp) == 0 && path[mp.size()] == '/');
@@ -71,24 +86,16 @@ DriverIo driver_io_of_flags(unsigned long flags) {
 }
 
 bool fdinfo_flags(std::string_view text, unsigned long& flags) {
-  while (!text.empty()) {
-    size_t nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    if (line.starts_with("flags:")) {
-      std::string v(line.substr(6));
-      char* end = nullptr;
-      errno = 0;
-      unsigned long x = std::strtoul(v.c_str(), &end, 8);
-      if (errno || !end || end == v.c_str() || v.find('-') != std::string::npos) return false;  // no digits, or negative
-      while (*end == ' ' || *end == '\t') ++end;
-      if (*end) return false;
-      flags = x;
-      return true;
-    }
-    if (nl == std::string_view::npos) break;
-    text.remove_prefix(nl + 1);
-  }
-  return false;
+  auto v = item_value(text, '\n', "flags:");
+  if (!v) return false;
+  char* end = nullptr;
+  errno = 0;
+  unsigned long x = std::strtoul(v->c_str(), &end, 8);
+  if (errno || !end || end == v->c_str() || v->find('-') != std::string::npos) return false;  // no digits, or negative
+  while (*end == ' ' || *end == '\t') ++end;
+  if (*end) return false;
+  flags = x;
+  return true;
 }
 
 void find_driver_io(FsInfo& info, const std::string& proc) {
@@ -194,17 +201,10 @@ bool parse_mountinfo_line(std::string_view line, std::string& mount_point, std::
 double journal_commit_seconds(std::string_view fstype, std::string_view opts) {
   if (fstype != "ext4" && fstype != "ext3") return 0;
   double commit = 5;
-  while (!opts.empty()) {
-    size_t comma = opts.find(',');
-    std::string_view o = opts.substr(0, comma);
-    if (o.starts_with("commit=")) {
-      std::string v(o.substr(7));
-      char* end = nullptr;
-      double x = std::strtod(v.c_str(), &end);
-      if (end && *end == 0 && x > 0 && x < 1e6) commit = x;
-    }
-    if (comma == std::string_view::npos) break;
-    opts.remove_prefix(comma + 1);
+  if (auto v = item_value(opts, ',', "commit=")) {
+    char* end = nullptr;
+    double x = std::strtod(v->c_str(), &end);
+    if (end && *end == 0 && x > 0 && x < 1e6) commit = x;
   }
   return commit;
 }

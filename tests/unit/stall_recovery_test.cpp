@@ -238,28 +238,37 @@ TEST_CASE("time-triggered driver stalls block a userspace driver's writer and a 
   CHECK(kernel < 0.01);
 }
 
+// exfat-fuse over a block device's page cache: a 240 s flat-out write that
+// meets the device's pauses (every 64 MB, 300 ms), and paced writes at 0.3,
+// 0.5 and 0.7 of 20 MB/s that meet them too or not, each trace's header
+// holding `meta`; calibrated.
+static Calibration calibrated_behind_cache(bool paced_meet_them, const std::map<std::string, std::string>& meta = {}) {
+  Params stalls = {{"stall_interval_mb", 64}, {"stall_duration_ms", 300}, {"stall_duration_sigma", 0.2}};
+  Profile with = make_profile(stalls), without = make_profile({});
+  std::vector<Series> traces;
+  std::vector<std::string> names = {"flat.csv"};
+  traces.push_back(as_series(synth_sustained(with, kBlock, 20e6 * 240, {}, {0.15, 4}), "flat.csv"));
+  uint64_t seed = 5;
+  for (double f : {0.3, 0.5, 0.7}) {
+    names.push_back(fmt::format("paced-{}.csv", f));
+    traces.push_back(
+        as_series(synth_paced(paced_meet_them ? with : without, kBlock, 20 * f, 240, {0.15, ++seed}), names.back()));
+  }
+  for (auto& t : traces)
+    for (const auto& [k, v] : meta) t.meta[k] = v;
+  auto c = calibrate_loaded(traces, {}, names, Options{});
+  REQUIRE(c.ok());
+  return *c;
+}
+
 TEST_CASE("a userspace driver's open flags in the trace headers decide where its pauses are", "[calibrate][stalls]") {
   // The same traces twice: once as if paced writes met the pauses (the
   // statistical test alone keeps them in the call), once as if they did not
   // (it alone puts them behind a cache). A header saying how the driver opens
   // its device decides instead: through its page cache -> behind a cache,
   // O_DIRECT -> in the call, whatever the counts say.
-  Params stalls = {{"stall_interval_mb", 64}, {"stall_duration_ms", 300}, {"stall_duration_sigma", 0.2}};
-  auto calibrated = [&](bool paced_meet_them, const char* driver_io) {
-    Profile with = make_profile(stalls), without = make_profile({});
-    std::vector<Series> traces;
-    std::vector<std::string> names = {"flat.csv"};
-    traces.push_back(as_series(synth_sustained(with, kBlock, 20e6 * 240, {}, {0.15, 4}), "flat.csv"));
-    uint64_t seed = 5;
-    for (double f : {0.3, 0.5, 0.7}) {
-      names.push_back(fmt::format("paced-{}.csv", f));
-      traces.push_back(as_series(synth_paced(paced_meet_them ? with : without, kBlock, 20 * f, 240, {0.15, ++seed}),
-                                 names.back()));
-    }
-    for (auto& t : traces) t.meta["userspace"] = "1", t.meta["driver_io"] = driver_io;
-    auto c = calibrate_loaded(traces, {}, names, Options{});
-    REQUIRE(c.ok());
-    return *c;
+  auto calibrated = [](bool paced_meet_them, const char* driver_io) {
+    return calibrated_behind_cache(paced_meet_them, {{"userspace", "1"}, {"driver_io", driver_io}});
   };
   auto said = [](const Calibration& c, const char* what) {
     for (const auto& n : c.notes)
@@ -288,23 +297,7 @@ TEST_CASE("pauses that paced writes never meet are the device's behind a cache, 
           "[calibrate][stalls]") {
   // exfat-fuse over a block device's page cache: flat-out writes keep that
   // cache full and meet the device's pauses; writes at a recorder's pace do not.
-  Params stalls = {{"stall_interval_mb", 64}, {"stall_duration_ms", 300}, {"stall_duration_sigma", 0.2}};
-  auto calibrated = [&](bool paced_meet_them) {
-    Profile with = make_profile(stalls), without = make_profile({});
-    std::vector<Series> traces;
-    std::vector<std::string> names = {"flat.csv"};
-    traces.push_back(as_series(synth_sustained(with, kBlock, 20e6 * 240, {}, {0.15, 4}), "flat.csv"));
-    uint64_t seed = 5;
-    for (double f : {0.3, 0.5, 0.7}) {
-      names.push_back(fmt::format("paced-{}.csv", f));
-      traces.push_back(as_series(synth_paced(paced_meet_them ? with : without, kBlock, 20 * f, 240, {0.15, ++seed}),
-                                 names.back()));
-    }
-    auto c = calibrate_loaded(traces, {}, names, Options{});
-    REQUIRE(c.ok());
-    return *c;
-  };
-  Calibration absorbed = calibrated(false), met = calibrated(true);
+  Calibration absorbed = calibrated_behind_cache(false), met = calibrated_behind_cache(true);
   CHECK(absorbed.stalls_behind_cache);
   CHECK_FALSE(met.stalls_behind_cache);
   // Fitted from the flat-out trace alone: its rate, not one diluted by the
