@@ -112,7 +112,7 @@ do_table() {
     | ([$p[0][]? | select(.rig == $t.rig and .buffer == $t.buffer)] | last) as $q
     | "| \($t.rig) | \($t.buffer) | \($t.truth_MBps) / \($t.unsafe_MBps) | \($t.runs) (\($t.clean_runs_at_truth)) | \(($t.wall_s / 60) | floor) min | "
       + (if $q.predicted_MBps == null then "– | – | \($q.tool // "not run") |"
-         else "\($q.predicted_MBps * 100 | round / 100) | \((($q.predicted_MBps / $t.truth_MBps - 1) * 100) | round) % | \($q.tool) |" end)
+         else "\($q.predicted_MBps * 100 | round / 100) | \((($q.predicted_MBps / $t.truth_MBps - 1) * 100) | round) % | \($q.tool)\(if $q.session then ", session \($q.session)" else "" end) |" end)
   ' "$out/summary.jsonl"
 }
 
