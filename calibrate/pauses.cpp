@@ -335,8 +335,14 @@ StallModelFit fit_stall_model(const std::vector<PauseScan>& scans, const KnownPl
                                                   known.why, busy.size()));
       return g;
     }
-    f.notes.push_back(fmt::format("stalls: {}, but the flat-out traces alone give no fit ({}): all traces used", known.why,
-                                  g.why));
+    // Too few pauses in the flat-out traces alone: all traces give the fit
+    // (the paced ones' absorbed pauses make it rarer than the device's), the
+    // place stays the one read off the machine.
+    f.behind_cache = true;
+    f.notes.push_back(fmt::format("stalls: {}, but the flat-out traces alone give no fit ({}): fitted from all traces, "
+                                  "which makes the pauses look rarer than they are",
+                                  known.why, g.why));
+    return f;
   }
   if (flat < kTooFew) return f;
   std::sort(flat_lengths.begin(), flat_lengths.end());
