@@ -53,8 +53,9 @@ case "${1:-demo}" in
       "$@" || rc=1
       echo "run.sh test: $name took $((SECONDS - start)) s" >&2
     }
-    # The legs after ctest build much (ASan + UBSan, armhf, arm64: ~2300 s of
-    # CPU). Those builds start now, beside ctest, at the lowest CPU priority
+    # The legs after ctest build much (ASan + UBSan, armhf, arm64: 851 s of
+    # wall time beside ctest in one fresh-clone run, README "CI leg by leg").
+    # Those builds start now, beside ctest, at the lowest CPU priority
     # (SCHED_IDLE): they run only on CPU the tests leave idle (the mount tests
     # run alone and mostly wait), never on theirs. Their build directories
     # are in tmpfs when there is room: compiler output there is no dirty page

@@ -12,6 +12,7 @@
 
 #include "calibrate/regimes.h"
 #include "calibrate/seek_fit.h"
+#include "calibrate/driver_io.h"
 #include "calibrate/pauses.h"
 #include "models/profile.h"
 #include "models/units.h"
@@ -308,16 +309,16 @@ void fit_stalls(const Sorted& s, bool in_fs, Calibration& c) {
   KnownPlace known;
   for (auto* x : used) {
     if (meta_of(*x, "userspace") != "1") continue;
-    std::string io = meta_of(*x, "driver_io");
-    if (io == "page_cache") {
-      known = {KnownPlace::BehindCache, fmt::format("the userspace driver writes to its device through the page cache "
-                                                     "({}: driver_io=page_cache)",
-                                                     base_name(x->name))};
+    DriverIo io = driver_io_from_name(meta_of(*x, "driver_io"));
+    std::string from = fmt::format("{}: driver_io={}", base_name(x->name), driver_io_name(io));
+    if (io == DriverIo::PageCache) {
+      known = {KnownPlace::BehindCache,
+               fmt::format("the userspace driver writes to its device through the page cache ({})", from)};
       break;
     }
-    if (io == "direct" || io == "sync")
-      known = {KnownPlace::InCall, fmt::format("the userspace driver writes to its device with O_{} ({}: driver_io={})",
-                                               io == "direct" ? "DIRECT" : "SYNC", base_name(x->name), io)};
+    if (io != DriverIo::Unknown)
+      known = {KnownPlace::InCall, fmt::format("the userspace driver writes to its device with O_{} ({})",
+                                               io == DriverIo::Direct ? "DIRECT" : "SYNC", from)};
   }
   StallModelFit sf = fit_stall_model(scans, known);
   c.stalls_behind_cache = sf.behind_cache;

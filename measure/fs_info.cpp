@@ -63,22 +63,6 @@ bool under(const std::string& path, const std::string& mp) {
 
 }  // namespace
 
-const char* driver_io_name(DriverIo d) {
-  switch (d) {
-    case DriverIo::PageCache: return "page_cache";
-    case DriverIo::Direct: return "direct";
-    case DriverIo::Sync: return "sync";
-    case DriverIo::Unknown: break;
-  }
-  return "";
-}
-
-DriverIo driver_io_from_name(std::string_view s) {
-  for (DriverIo d : {DriverIo::PageCache, DriverIo::Direct, DriverIo::Sync})
-    if (s == driver_io_name(d)) return d;
-  return DriverIo::Unknown;
-}
-
 DriverIo driver_io_of_flags(unsigned long flags) {
   if (flags & O_DIRECT) return DriverIo::Direct;
   if (flags & (O_SYNC | O_DSYNC)) return DriverIo::Sync;  // O_SYNC holds O_DSYNC's bit

@@ -7,19 +7,12 @@
 #include <string>
 #include <string_view>
 
+#include "calibrate/driver_io.h"
+
 namespace sd {
 
 inline constexpr long kFuseSuperMagic = 0x65735546;  // statfs f_type of every FUSE mount
 
-// How a userspace driver writes to the device or image file under it, read
-// from its open file's flags (/proc/PID/fdinfo). Without O_DIRECT or
-// O_SYNC/O_DSYNC its writes go through that device's page cache: the device's
-// pauses are then behind a cache the host's dirty limits govern, not in the
-// driver's call (exfat-fuse and ntfs-3g open their device this way).
-enum class DriverIo { Unknown, PageCache, Direct, Sync };
-// "page_cache", "direct", "sync", "" (the trace header's driver_io value).
-const char* driver_io_name(DriverIo d);
-DriverIo driver_io_from_name(std::string_view s);
 // Open flags (octal, as /proc/PID/fdinfo shows them) -> what the writes go through.
 DriverIo driver_io_of_flags(unsigned long flags);
 // The "flags:" line of a /proc/PID/fdinfo/FD text; false if there is none.
