@@ -14,12 +14,23 @@ the probability of a count at least that far from the expectation if the model w
 right (Poisson-binomial, exact). A small value (< 0.05) says the model's
 probabilities do not fit the runs.
 
+It also estimates the truth under capacity's own criterion from the runs alone, with no
+model: the rate at which P(>=1 overrun) crosses 5 %, fitting P(rate) = logistic(a + b ln
+rate) (b > 0, any steepness up to a step) by maximum likelihood, with its 95 % profile-
+likelihood interval (the rates whose best fit is within 1.92 log-likelihood units of the
+best). Few runs give a wide interval: that is the truth's uncertainty, not the model's.
+With --predictions (predict.jsonl of bench/rig_truth.sh predict) it says whether each
+prediction lies inside that interval.
+
 Usage (from the repository root, after building; no root needed, no rig is run):
   bench/rig_compare.py --runs bench/rig_truth.out/runs.jsonl --profiles bench/rig_truth.characterize
   bench/rig_compare.py --runs DIR/runs.jsonl --profiles DIR --seeds 100 --json
+  bench/rig_compare.py --runs bench/rig_truth.s7/current-runs.jsonl --profiles bench/rig_truth.s6 \
+      --profiles bench/rig_truth.s5 --predictions bench/rig_truth.s7/current-predict.jsonl
 """
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
@@ -71,16 +82,69 @@ def two_sided(dist, observed):
     return min(1.0, sum(q for q in dist if q <= p_obs * (1 + 1e-9)))
 
 
+LOGIT_CRITERION = math.log(0.05 / 0.95)
+
+
+def criterion_rate(outcomes):
+    """outcomes: [(rate_MBps, overran)]. The rate where a logistic P(overrun) in log rate
+    crosses 5 %, by maximum likelihood over a grid, and its 95 % profile-likelihood
+    interval (None for an end the data do not bound inside the grid)."""
+    rates = [r for r, _ in outcomes]
+    lo_r, hi_r = math.log(min(rates)), math.log(max(rates))
+    span = max(hi_r - lo_r, 0.05)
+    grid = [lo_r - span + i * 3 * span / 600 for i in range(601)]  # ln(rate at 5 %)
+    slopes = [0.5 * 1.15 ** k for k in range(70)]  # b: gentle to a step (~1e4)
+
+    def loglik(x5, b):
+        total = 0.0
+        for r, k in outcomes:
+            z = LOGIT_CRITERION + b * (math.log(r) - x5)
+            # log p and log(1 - p), stable for large |z|
+            lp = -math.log1p(math.exp(-z)) if z > -30 else z
+            lq = -math.log1p(math.exp(z)) if z < 30 else -z
+            total += lp if k else lq
+        return total
+
+    prof = [max(loglik(x5, b) for b in slopes) for x5 in grid]
+    best = max(prof)
+    i_best = prof.index(best)
+    inside = [i for i, v in enumerate(prof) if v >= best - 1.92]
+    lo = None if inside[0] == 0 else math.exp(grid[inside[0]])
+    hi = None if inside[-1] == len(grid) - 1 else math.exp(grid[inside[-1]])
+    return math.exp(grid[i_best]), lo, hi
+
+
+def fmt_interval(lo, hi):
+    return f"{'<' if lo is None else f'{lo:.2f}'}..{'>' if hi is None else f'{hi:.2f}'}"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 epilog="Example: bench/rig_compare.py --runs bench/rig_truth.out/runs.jsonl "
-                                        "--profiles bench/rig_truth.characterize")
+                                 epilog="Example: bench/rig_compare.py --runs bench/rig_truth.s7/current-runs.jsonl "
+                                        "--profiles bench/rig_truth.s6 --profiles bench/rig_truth.s5 "
+                                        "--predictions bench/rig_truth.s7/current-predict.jsonl")
     ap.add_argument("--runs", required=True, help="runs.jsonl written by bench/rig_truth.sh truth")
-    ap.add_argument("--profiles", required=True, help="folder with predict-RIG.toml (bench/rig_truth.sh predict)")
+    ap.add_argument("--profiles", required=True, action="append",
+                    help="folder with predict-RIG.toml (bench/rig_truth.sh predict); may be given more than "
+                         "once, the first folder holding a rig's profile wins")
     ap.add_argument("--seeds", type=int, default=60, help="simulated recordings per rate (default 60)")
     ap.add_argument("--streamdisk", default=os.environ.get("STREAMDISK", "build/cli/streamdisk"))
     ap.add_argument("--json", action="store_true", help="one JSON object per rig and buffer")
+    ap.add_argument("--summary", action="store_true",
+                    help="after the per-rig tables, one table of every rig and buffer: the truth at the "
+                         "criterion with its interval, the prediction and its error, the calibration p")
+    ap.add_argument("--predictions", help="predict.jsonl (bench/rig_truth.sh predict): say whether each "
+                                          "prediction lies in the criterion truth's interval")
     a = ap.parse_args()
+    predictions = {}
+    if a.predictions:
+        try:
+            for line in open(a.predictions):
+                if line.strip():
+                    d = json.loads(line)
+                    predictions[(d["rig"], d["buffer"])] = d["predicted_MBps"]
+        except (OSError, json.JSONDecodeError, KeyError) as e:
+            die(f"cannot read {a.predictions}: {e}: give the predict.jsonl of a bench/rig_truth.sh predict run")
     if not os.access(a.streamdisk, os.X_OK):
         die(f"{a.streamdisk} not found: build first (see README) or set STREAMDISK")
     if a.seeds < 1:
@@ -99,16 +163,19 @@ def main():
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         for key, rates in groups.items():
             rig, buffer, block, duration = key
-            prof = os.path.join(a.profiles, f"predict-{rig}.toml")
-            if not os.path.exists(prof):
+            prof = next((p for p in (os.path.join(d, f"predict-{rig}.toml") for d in a.profiles)
+                         if os.path.exists(p)), None)
+            if prof is None:
                 continue
             for rate in rates:
                 jobs[(key, rate)] = pool.submit(model_p, a.streamdisk, prof, rate, buffer, block, duration, a.seeds)
 
+    summary = []
     for key in sorted(groups, key=lambda k: (k[0], k[1])):
         rig, buffer, block, duration = key
         if not any(k == key for k, _ in jobs):
-            print(f"{rig} {size_name(buffer)}: no predict-{rig}.toml in {a.profiles}: skipped", file=sys.stderr)
+            print(f"{rig} {size_name(buffer)}: no predict-{rig}.toml in {', '.join(a.profiles)}: skipped",
+                  file=sys.stderr)
             continue
         rows, ps, observed = [], [], 0
         for rate in sorted(groups[key]):
@@ -121,10 +188,18 @@ def main():
         dist = poisson_binomial(ps)
         expected = sum(ps)
         fit = two_sided(dist, observed)
+        c5, c_lo, c_hi = criterion_rate([(rate / 1e6, k) for rate in groups[key] for k in groups[key][rate]])
+        pred = predictions.get((rig, size_name(buffer)))
+        verdict = None
+        if pred is not None:
+            verdict = "inside" if (c_lo is None or pred >= c_lo) and (c_hi is None or pred <= c_hi) else "outside"
+        summary.append((rig, size_name(buffer), len(ps), c5, c_lo, c_hi, pred, verdict, fit))
         if a.json:
             print(json.dumps({"rig": rig, "buffer": size_name(buffer), "rows": rows, "runs": len(ps),
                               "observed_overran": observed, "expected_overran": expected,
-                              "p_value": fit, "seeds": a.seeds}))
+                              "p_value": fit, "seeds": a.seeds,
+                              "criterion_truth_MBps": c5, "criterion_truth_95pct": [c_lo, c_hi],
+                              "predicted_MBps": pred, "prediction_in_interval": verdict}))
             continue
         print(f"## {rig}, {size_name(buffer)} ring, {block // 1024} KiB writes, {duration:.0f} s "
               f"(model: {a.seeds} seeds per rate)")
@@ -134,7 +209,18 @@ def main():
             print(f"| {row['rate_MBps']:.3f} | {row['runs']} | {row['overran']} | "
                   f"{row['overran'] / row['runs']:.2f} | {row['model_p']:.2f} |")
         print(f"\nexpected {expected:.1f} overran runs of {len(ps)}, observed {observed}: "
-              f"p = {fit:.3f} ({'consistent' if fit >= 0.05 else 'NOT consistent'} with the model at 5 %)\n")
+              f"p = {fit:.3f} ({'consistent' if fit >= 0.05 else 'NOT consistent'} with the model at 5 %)")
+        print(f"truth at capacity's criterion, from the runs alone (P(>=1 overrun) = 5 %, logistic in "
+              f"log rate): {c5:.2f} MB/s, 95 % interval {fmt_interval(c_lo, c_hi)}"
+              + ("" if pred is None else f"; prediction {pred:.2f}: {verdict}") + "\n")
+    if a.summary and not a.json:
+        print(f"| rig | buffer | runs | truth at P(>=1 overrun) = 5 %, MB/s (95 % interval) | predicted MB/s "
+              f"| error | in the interval | model's P vs the runs (p, {a.seeds} seeds) |")
+        print("|---|---|---|---|---|---|---|---|")
+        for rig, buf, n, c5, lo, hi, pred, verdict, fit in summary:
+            err = "" if pred is None else f"{100 * (pred / c5 - 1):+.0f} %"
+            print(f"| {rig} | {buf} | {n} | {c5:.2f} ({fmt_interval(lo, hi)}) | "
+                  f"{'' if pred is None else f'{pred:.2f}'} | {err} | {verdict or ''} | {fit:.2f} |")
 
 
 if __name__ == "__main__":
