@@ -291,6 +291,17 @@ void spread_tables() {
              same_spreads(fast.spreads, plain.spreads) ? "identical" : "DIFFER (a bug, or a search that is not monotone)");
 }
 
+void per_stack() {
+  auto specs = expand_profile_globs({"rpi4-bullseye+exfat-kernel+*", "rpi4-buster+exfat-fuse+*"});
+  for (const auto& spec : *specs) {
+    std::vector<Profile> one = {must_load(spec)};
+    SpreadTiming t = buyers_table(one, {});
+    fmt::print("{:55} cpu {:6.2f} searches {:3} runs {:6} full-length {:7.1f} answer {:g}-{:g}\n", spec, t.cpu,
+               t.cost.searches, t.cost.runs, t.cost.simulated_s / buyers_config().duration_s, t.spreads[0].low,
+               t.spreads[0].high);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -305,5 +316,6 @@ int main(int argc, char** argv) {
   if (only.empty() || only == "capacity") capacity_all();
   if (only.empty() || only == "spread") spread_tables();
   if (only == "cost") cost_per_search();
+  if (only == "perstack") per_stack();
   return 0;
 }
