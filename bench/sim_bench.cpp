@@ -20,7 +20,8 @@
 //   per built-in profile's search on one thread, the calibration of sim/cost.h's constants.
 //    Speed figures depend on the machine's load: run it with `uptime` beside it.
 // Run: build/bench/sim_bench   (or cmake --build build --target bench); build/bench/sim_bench capacity: lines 5-8
-// only; build/bench/sim_bench spread: lines 9-13 only; build/bench/sim_bench cost
+// only; build/bench/sim_bench spread: lines 9-13 only; build/bench/sim_bench cost; build/bench/sim_bench perstack:
+// line 9's table stack by stack (CPU, searches, recordings, full-length recordings' worth: where its time goes)
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -291,6 +292,8 @@ void spread_tables() {
              same_spreads(fast.spreads, plain.spreads) ? "identical" : "DIFFER (a bug, or a search that is not monotone)");
 }
 
+// `sim_bench perstack`: the buyer's table one stack at a time, each with its
+// spread as the command runs it (one search set per stack, every core).
 void per_stack() {
   auto specs = expand_profile_globs({"rpi4-bullseye+exfat-kernel+*", "rpi4-buster+exfat-fuse+*"});
   for (const auto& spec : *specs) {
