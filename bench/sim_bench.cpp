@@ -20,7 +20,8 @@
 //   per built-in profile's search on one thread, the calibration of sim/cost.h's constants.
 //    Speed figures depend on the machine's load: run it with `uptime` beside it.
 // Run: build/bench/sim_bench   (or cmake --build build --target bench); build/bench/sim_bench capacity: lines 5-8
-// only; build/bench/sim_bench spread: lines 9-13 only; build/bench/sim_bench cost
+// only; build/bench/sim_bench spread: lines 9-13 only; build/bench/sim_bench cost; build/bench/sim_bench perstack:
+// line 9's table stack by stack (CPU, searches, recordings, full-length recordings' worth: where its time goes)
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -291,6 +292,19 @@ void spread_tables() {
              same_spreads(fast.spreads, plain.spreads) ? "identical" : "DIFFER (a bug, or a search that is not monotone)");
 }
 
+// `sim_bench perstack`: the buyer's table one stack at a time, each with its
+// spread as the command runs it (one search set per stack, every core).
+void per_stack() {
+  auto specs = expand_profile_globs({"rpi4-bullseye+exfat-kernel+*", "rpi4-buster+exfat-fuse+*"});
+  for (const auto& spec : *specs) {
+    std::vector<Profile> one = {must_load(spec)};
+    SpreadTiming t = buyers_table(one, {});
+    fmt::print("{:55} cpu {:6.2f} searches {:3} runs {:6} full-length {:7.1f} answer {:g}-{:g}\n", spec, t.cpu,
+               t.cost.searches, t.cost.runs, t.cost.simulated_s / buyers_config().duration_s, t.spreads[0].low,
+               t.spreads[0].high);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -305,5 +319,6 @@ int main(int argc, char** argv) {
   if (only.empty() || only == "capacity") capacity_all();
   if (only.empty() || only == "spread") spread_tables();
   if (only == "cost") cost_per_search();
+  if (only == "perstack") per_stack();
   return 0;
 }

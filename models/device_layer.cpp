@@ -39,7 +39,10 @@ double DeviceLayer::write(FileId file, uint64_t offset, uint64_t bytes, double s
   double begin = t;
   t += overhead_s_;
   if (file != last_file_ || offset != last_end_) t += seek_s_;
-  double m = fill_multiplier(used);
+  // fill_multiplier is nonincreasing in `used` (each step is monotone under
+  // rounding): at or below a level that gave 1, it gives 1 without the division.
+  double m = used <= flat_until_ ? 1.0 : fill_multiplier(used);
+  if (m == 1.0 && used > flat_until_) flat_until_ = used;
   double in_burst = std::min(static_cast<double>(bytes), std::max(0.0, burst_bytes_ - level_));
   double rest = static_cast<double>(bytes) - in_burst;
   if (in_burst > 0) t += in_burst / (burst_rate_ * m);

@@ -45,6 +45,7 @@ class DeviceLayer {
   double read_rate_, read_lat_s_, read_max_;
   double level_ = 0;      // bytes in the burst cache
   double free_at_ = 0;    // the write channel is busy until then
+  double flat_until_ = -1;  // the highest used bytes seen at which fill_multiplier is 1
   FileId last_file_ = kMetadataFile - 1;
   uint64_t last_end_ = UINT64_MAX;
   StallProcess stalls_;

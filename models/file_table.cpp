@@ -34,7 +34,10 @@ uint64_t FileTable::size(FileId f) const {
 }
 
 uint64_t FileTable::clusters_for(uint64_t size) const {
-  return static_cast<uint64_t>(std::ceil(static_cast<double>(size) / cluster_));
+  if (size == memo_size_) return memo_clusters_;
+  memo_size_ = size;
+  memo_clusters_ = static_cast<uint64_t>(std::ceil(static_cast<double>(size) / cluster_));
+  return memo_clusters_;
 }
 
 FileTable::Grant FileTable::check_write(FileId f, uint64_t offset, uint64_t bytes) const {

@@ -17,6 +17,7 @@ class FileTable {
   FileTable& operator=(const FileTable& o) {
     cluster_ = o.cluster_, max_file_ = o.max_file_, capacity_ = o.capacity_, prefill_ = o.prefill_;
     clusters_ = o.clusters_, files_ = o.files_, last_size_ = nullptr;
+    memo_size_ = UINT64_MAX, memo_clusters_ = 0;
     return *this;
   }
 
@@ -40,6 +41,9 @@ class FileTable {
 
  private:
   uint64_t clusters_for(uint64_t size) const;
+  // The last size clusters_for computed (a file's size after one write is
+  // its size before the next): one rounding per write instead of two.
+  mutable uint64_t memo_size_ = UINT64_MAX, memo_clusters_ = 0;
   // The size entry of `f`, or null. Remembers the last file looked up:
   // recorders write one file over and over, and references into an
   // unordered_map stay valid until that element is erased.

@@ -42,7 +42,8 @@ double FsLayer::write(FileId file, uint64_t offset, uint64_t bytes, double start
   double per_request = userspace_ ? 0 : request_s_;
   if (!userspace_ && driver_rate_ > 0) t += static_cast<double>(bytes) / driver_rate_;
   uint64_t piece = request_bytes_ > 0 ? static_cast<uint64_t>(request_bytes_) : bytes;
-  uint64_t& hw = high_water_[file];
+  if (!hw_ || hw_file_ != file) hw_file_ = file, hw_ = &high_water_[file];
+  uint64_t& hw = *hw_;
   for (uint64_t done = 0; done < bytes;) {
     uint64_t n = std::min(piece, bytes - done);
     uint64_t at = offset + done;

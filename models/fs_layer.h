@@ -23,6 +23,9 @@ namespace sd {
 class FsLayer {
  public:
   FsLayer(const LayerParams& p, DeviceLayer& device, uint64_t seed);
+  // Not copyable: the high-water lookup cache points into its own map.
+  FsLayer(const FsLayer& o) = delete;
+  FsLayer& operator=(const FsLayer&) = delete;
 
   // Writes [offset, offset+bytes) of `file` through the driver, starting no
   // earlier than `start`. Returns the end time.
@@ -47,7 +50,10 @@ class FsLayer {
   double read(uint64_t bytes, double start);
   // Cost of creating a file, starting at `start` (serialised with writes).
   double create(double start);
-  void forget(FileId file) { high_water_.erase(file); }
+  void forget(FileId file) {
+    high_water_.erase(file);
+    hw_ = nullptr;
+  }
   // Tells `log` (not owned; null = none) of every data request the device
   // acknowledges and every journal commit (models/durability.h).
   void set_durability(DurabilityLog* log) { log_ = log; }
@@ -64,6 +70,11 @@ class FsLayer {
   double meta_acc_ = 0;  // bytes appended since the last metadata write
   uint64_t meta_offset_ = 0, journal_offset_ = 0;
   std::unordered_map<FileId, uint64_t> high_water_;  // bytes already on the device per file
+  // The last file's entry in high_water_ (writeback sends one file's data
+  // over and over); references into an unordered_map stay valid until that
+  // element is erased, so forget() drops it.
+  FileId hw_file_ = 0;
+  uint64_t* hw_ = nullptr;
   StallProcess stalls_;
   DurabilityLog* log_ = nullptr;
 };

@@ -61,6 +61,9 @@ class Run {
 // ring only fills, so the accepted periods come first and the rest drop.
 void Run::deliver_until(double t) {
   if (stopped_ || k_done_ >= K_) return;
+  // Nothing due yet (most looks after a block's writes): time_of is
+  // nondecreasing in k, so no k > k_done_ has time_of(k) <= t.
+  if (time_of(k_done_ + 1) > t) return;
   double x = (t - t0_) * per_s_;
   uint64_t k = x <= 0 ? 0 : std::min<uint64_t>(K_, static_cast<uint64_t>(x));
   while (k < K_ && time_of(k + 1) <= t) ++k;

@@ -159,6 +159,59 @@ TEST_CASE("filesystem: request splitting, metadata writes, create cost", "[model
   CHECK(t2 - t == Approx(50e-6 + 100e-6 + 0.001 + 0.001));
 }
 
+TEST_CASE("filesystem: a removed file's metadata starts again when its id is created anew", "[model][filesystem]") {
+  // FsLayer remembers the last file's high-water mark (a lookup cache):
+  // Remove must drop it, or the new file's growth would write no metadata.
+  Profile p = make("sustained_mbps = 100\nop_overhead_us = 100\nseek_penalty_us = 1000",
+                   "request_bytes = 100000\nmeta_every_bytes = 200000\nmeta_write_bytes = 1000");
+  auto grow_twice = [&](FileId second) {
+    ModelDevice d(p);
+    d.submit({OpKind::Create, 1}, 0);
+    double t = write_time(d, 1, 0, 400000, 0);
+    if (second == 1) {
+      REQUIRE(d.submit({OpKind::Remove, 1}, t).error == 0);
+    }
+    d.submit({OpKind::Create, second}, t);
+    return write_time(d, second, 0, 400000, t) - t;
+  };
+  // The same id again grows exactly like a new id: two metadata writes.
+  CHECK(grow_twice(1) == grow_twice(2));
+  CHECK(grow_twice(1) > 4 * (100e-6 + 0.001) + 2 * (1000e-6 + 100e-6 + 10e-6));
+}
+
+TEST_CASE("device: the fill level's bandwidth loss follows the fill in both directions", "[model][device]") {
+  // DeviceLayer skips the fill-level division at or below a level already
+  // seen flat: a fill that rises past the knee must still slow it, and one
+  // that falls back must not.
+  Profile p = make("sustained_mbps = 100\ncapacity_bytes = 1e9\nfill_knee = 0.8\nfill_floor = 0.2");
+  ModelDevice d(p, {.seed = 1, .prefill_bytes = 0.7e9});
+  d.submit({OpKind::Create, 1}, 0);
+  d.submit({OpKind::Create, 2}, 0);
+  double t0 = write_time(d, 1, 0, 1000000, 0);  // 70 %: full speed
+  CHECK(1e6 / t0 == Approx(100e6).epsilon(0.01));
+  double t1 = write_time(d, 2, 0, 200000000, t0);  // to 90 %
+  double t2 = write_time(d, 1, 1000000, 1000000, t1);
+  CHECK(1e6 / (t2 - t1) == Approx(60e6).epsilon(0.02));
+  REQUIRE(d.submit({OpKind::Remove, 2}, t2).error == 0);  // back to 70 %
+  double t3 = write_time(d, 1, 2000000, 1000000, t2);
+  CHECK(1e6 / (t3 - t2) == Approx(100e6).epsilon(0.01));
+}
+
+TEST_CASE("filesystem: clusters are counted per file when writes alternate between files", "[model][filesystem]") {
+  // FileTable remembers the last size it rounded to clusters: writes that
+  // alternate between files of other sizes must still count each file's own.
+  Profile p = make("sustained_mbps = 100\ncapacity_bytes = 1e9", "cluster_bytes = 32768");
+  ModelDevice d(p);
+  for (FileId f : {1, 2, 3}) d.submit({OpKind::Create, f}, 0);
+  double t = 0;
+  t = write_time(d, 1, 0, 1, t);         // 1 cluster
+  t = write_time(d, 2, 0, 32769, t);     // 2 clusters
+  t = write_time(d, 1, 1, 32768, t);     // file 1 to 32769 B: 2 clusters
+  t = write_time(d, 3, 0, 100000, t);    // 4 clusters
+  t = write_time(d, 2, 32769, 1, t);     // file 2 to 32770 B: still 2
+  CHECK(d.state(t).used_bytes == 8 * 32768.0);
+}
+
 TEST_CASE("filesystem: EFBIG at max_file_bytes, ENOSPC at capacity", "[model][filesystem]") {
   Profile p = make("sustained_mbps = 1000\ncapacity_bytes = 10485760", "max_file_bytes = 4294967295\ncluster_bytes = 4096");
   ModelDevice d(p);

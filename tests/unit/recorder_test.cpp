@@ -7,9 +7,12 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "models/model_device.h"
 #include "models/profile.h"
@@ -201,4 +204,149 @@ TEST_CASE("the recorder refuses configurations that cannot work, naming the opti
   c.block_bytes = 0;
   c.duration_s = 0;
   CHECK(check_recorder(c).message().find("--duration") != std::string::npos);
+}
+
+// ---------------------------------------------------------------------------
+// Whole recordings give every figure bit for bit as the code before the
+// simulator's speed work gave them (branch buyers: the recorder's early
+// return when no delivery is due, FsLayer's high-water lookup cache,
+// DeviceLayer's flat fill-level range, FileTable's cluster memo). The
+// expected values (recorder_exact_golden.inc) were printed by this test's
+// generator (SD_PRINT_GOLDEN=1) built on main at c2dba6c, before those
+// changes: hex floats compared with ==, so a change in the last bit of a
+// time fails. The cases cover random stalls (several seeds, with and without
+// overruns), a userspace driver, the page cache, a journal,
+// O_DIRECT, fill-level degradation, an early stop (device full) and a
+// one-file-per-channel layout.
+
+namespace exact_figures {
+
+struct Case {
+  const char* profile;
+  uint32_t channels;
+  double rate;
+  uint32_t bits;
+  FormatKind format;
+  double duration_s;
+  uint64_t seed;
+  double prefill_bytes;
+  bool direct;
+};
+
+// What a recording reports, and the model's own totals after it.
+struct Figures {
+  uint64_t overrun_events, dropped_periods, frames_lost, frames_written, frames_not_written, peak_buffer_bytes, ops,
+      payload_bytes, other_bytes;
+  double first_overrun_s, max_block_s, end_s, stall_seconds, used_bytes, device_free_at;
+  std::string stopped;
+};
+
+Figures record(const Case& k) {
+  Profile p = sd_test::builtin_profile(k.profile);
+  RecorderConfig c;
+  c.stream = {k.channels, k.rate, k.bits, false};
+  c.format = k.format;
+  c.duration_s = k.duration_s;
+  c.buffer_bytes = 1 << 20;
+  c.direct = k.direct;
+  ModelOptions mo;
+  mo.seed = k.seed;
+  mo.prefill_bytes = k.prefill_bytes;
+  ModelDevice dev(p, mo);
+  VirtualClock clock;
+  auto r = run_recorder(dev, clock, c);
+  REQUIRE(r.ok());
+  ModelState s = dev.state(clock.now());
+  return {r->overrun_events,     r->dropped_periods,   r->frames_lost,     r->frames_written, r->frames_not_written,
+          r->peak_buffer_bytes,  r->ops,               r->payload_bytes,   r->other_bytes,
+          r->first_overrun_s ? *r->first_overrun_s : -1.0,
+          r->max_block_s,        r->end_s,             dev.stall_seconds(), s.used_bytes,     s.device_free_at,
+          r->stopped_reason};
+}
+
+const std::vector<Case> kCases = {
+    // Document 003's exfat-fuse stack on an NVMe drive, 2 h: clean and overrunning seeds.
+    {"rpi4-buster+exfat-fuse+samsung-960evo-250g", 7, 48000, 16, FormatKind::W64, 7200, 1, 0, false},
+    {"rpi4-buster+exfat-fuse+samsung-960evo-250g", 8, 48000, 16, FormatKind::W64, 7200, 2, 0, false},
+    {"rpi4-buster+exfat-fuse+samsung-960evo-250g", 8, 48000, 16, FormatKind::W64, 7200, 5, 0, false},
+    {"rpi4-buster+exfat-fuse+samsung-960evo-250g", 12, 48000, 16, FormatKind::W64, 7200, 3, 0, false},
+    // Document 003's own stick (seek penalty, metadata per request).
+    {"rpi4-buster-ultrafit-exfat", 12, 48000, 16, FormatKind::W64, 1200, 1, 0, false},
+    {"rpi4-buster-ultrafit-exfat", 18, 48000, 16, FormatKind::Caf, 1200, 4, 0, false},
+    // The kernel driver, the page cache near its limit, no stalls.
+    {"rpi4-bullseye+exfat-kernel+samsung-870qvo-4t", 1744, 48000, 16, FormatKind::W64, 600, 1, 0, false},
+    // ext4's journal commits (their phase drawn from the seed).
+    {"rpi4-bullseye+ext4+sandisk-extremego-64g", 24, 48000, 16, FormatKind::Wav, 600, 2, 0, false},
+    // O_DIRECT past the page cache, one file per channel.
+    {"laptop-doc001", 48, 48000, 24, FormatKind::PerChannel, 300, 1, 0, true},
+    // A cRIO past its disk's 80 % knee, then full.
+    {"crio-9014", 4, 51200, 32, FormatKind::Tdms, 300, 1, 1.5e9, false},
+    {"crio-9014", 4, 51200, 32, FormatKind::Tdms, 900, 1, 1.5e9, false},
+};
+
+// Printed by the generator (SD_PRINT_GOLDEN=1) on main before the speed work.
+const std::vector<Figures> kExpected = {
+#include "recorder_exact_golden.inc"
+};
+
+}  // namespace exact_figures
+
+TEST_CASE("recordings give every figure bit for bit as before the speed work", "[recorder][exact]") {
+  using namespace exact_figures;
+  if (std::getenv("SD_PRINT_GOLDEN")) {
+    for (const Case& k : kCases) {
+      Figures f = record(k);
+      std::printf("    {%llu, %llu, %llu, %llu, %llu, %llu, %llu, %llu, %llu, %a, %a, %a, %a, %a, %a, \"%s\"},\n",
+                  (unsigned long long)f.overrun_events, (unsigned long long)f.dropped_periods,
+                  (unsigned long long)f.frames_lost, (unsigned long long)f.frames_written,
+                  (unsigned long long)f.frames_not_written, (unsigned long long)f.peak_buffer_bytes,
+                  (unsigned long long)f.ops, (unsigned long long)f.payload_bytes, (unsigned long long)f.other_bytes,
+                  f.first_overrun_s, f.max_block_s, f.end_s, f.stall_seconds, f.used_bytes, f.device_free_at,
+                  f.stopped.c_str());
+    }
+    return;
+  }
+  REQUIRE(kExpected.size() == kCases.size());
+  for (size_t i = 0; i < kCases.size(); ++i) {
+    const Case& k = kCases[i];
+    INFO(k.profile << ", " << k.channels << " channels, seed " << k.seed);
+    Figures f = record(k);
+    const Figures& e = kExpected[i];
+    CHECK(f.overrun_events == e.overrun_events);
+    CHECK(f.dropped_periods == e.dropped_periods);
+    CHECK(f.frames_lost == e.frames_lost);
+    CHECK(f.frames_written == e.frames_written);
+    CHECK(f.frames_not_written == e.frames_not_written);
+    CHECK(f.peak_buffer_bytes == e.peak_buffer_bytes);
+    CHECK(f.ops == e.ops);
+    CHECK(f.payload_bytes == e.payload_bytes);
+    CHECK(f.other_bytes == e.other_bytes);
+    CHECK(f.first_overrun_s == e.first_overrun_s);
+    CHECK(f.max_block_s == e.max_block_s);
+    CHECK(f.end_s == e.end_s);
+    CHECK(f.stall_seconds == e.stall_seconds);
+    CHECK(f.used_bytes == e.used_bytes);
+    CHECK(f.device_free_at == e.device_free_at);
+    CHECK(f.stopped == e.stopped);
+  }
+}
+
+TEST_CASE("the cases cover overruns, clean runs, stalls, fill-level loss and an early stop", "[recorder][exact]") {
+  using namespace exact_figures;
+  // Without these the test above would prove less than it claims.
+  bool overrun = false, clean = false, stalls = false, stopped = false, past_knee = false;
+  REQUIRE(kExpected.size() == kCases.size());
+  for (size_t i = 0; i < kCases.size(); ++i) {
+    const Figures& e = kExpected[i];
+    past_knee |= std::string(kCases[i].profile) == "crio-9014" && e.used_bytes > 0.8 * 2e9;  // its disk's knee
+    overrun |= e.overrun_events > 0;
+    clean |= e.overrun_events == 0 && e.stopped.empty();
+    stalls |= e.stall_seconds > 0;
+    stopped |= !e.stopped.empty();
+  }
+  CHECK(overrun);
+  CHECK(clean);
+  CHECK(stalls);
+  CHECK(stopped);
+  CHECK(past_knee);
 }
