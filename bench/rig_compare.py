@@ -26,7 +26,7 @@ Usage (from the repository root, after building; no root needed, no rig is run):
   bench/rig_compare.py --runs bench/rig_truth.out/runs.jsonl --profiles bench/rig_truth.characterize
   bench/rig_compare.py --runs DIR/runs.jsonl --profiles DIR --seeds 100 --json
   bench/rig_compare.py --runs bench/rig_truth.s7/current-runs.jsonl --profiles bench/rig_truth.s6 \
-      --profiles bench/rig_truth.s5 --predictions bench/rig_truth.s7/current-predict.jsonl
+      --profiles bench/rig_truth.s5 --predictions bench/rig_truth.s7/predict.jsonl
 """
 import argparse
 import json
@@ -122,7 +122,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  epilog="Example: bench/rig_compare.py --runs bench/rig_truth.s7/current-runs.jsonl "
                                         "--profiles bench/rig_truth.s6 --profiles bench/rig_truth.s5 "
-                                        "--predictions bench/rig_truth.s7/current-predict.jsonl")
+                                        "--predictions bench/rig_truth.s7/predict.jsonl")
     ap.add_argument("--runs", required=True, help="runs.jsonl written by bench/rig_truth.sh truth")
     ap.add_argument("--profiles", required=True, action="append",
                     help="folder with predict-RIG.toml (bench/rig_truth.sh predict); may be given more than "

@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# What blocks a recorder on a rig: one reference-recorder run on a fresh rig with the
+# kernel's own account of it beside it. Evidence for the model, not a test.
+#   - jbd2 commits (tracefs events jbd2_start_commit / jbd2_end_commit): start, length;
+#   - the block layer's writeback throttling depth changes (wbt_step), if enabled;
+#   - /proc/meminfo Dirty and Writeback every 20 ms;
+#   - the kernel stack of every recorder thread found blocked (state D) at a sample.
+# Prints, per recorder write that took longer than --slow, what the kernel was doing:
+# the commit in flight (if any), Writeback at the time, the blocked stack's top frames.
+#
+# Usage (as root): probe.sh RIG RATE BUFFER [--duration 60s] [--block 256KiB]
+#                  [--slow 0.1] [--out DIR] [KEY=VALUE ...]
+# Example: tests/rig/probe.sh hostcache 5.4MB/s 1MiB --out /tmp/probe
+# Writes DIR/refrec.json, DIR/lat.csv, DIR/samples.txt, DIR/trace.txt, DIR/report.txt.
+# Tracing uses its own tracefs instance (removed at the end); debugfs/tracefs are
+# mounted only if they were not, and unmounted again. The rig always comes down.
+set -u
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+die() { echo "probe.sh: $*" >&2; exit 2; }
+[ $# -ge 3 ] || die "usage: probe.sh RIG RATE BUFFER [--duration 60s] [--block 256KiB] [--slow 0.1] [--out DIR] (example: probe.sh hostcache 5.4MB/s 1MiB)"
+[ "$(id -u)" = 0 ] || die "needs root (rigs, tracefs): run it with sudo"
+rig=$1 rate=$2 buffer=$3; shift 3
+duration=60s block=256KiB slow=0.1 out=/tmp/streamdisk-probe-$$ extra=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --duration) duration=$2; shift 2 ;;
+    --block) block=$2; shift 2 ;;
+    --slow) slow=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    *=*) extra+=("$1"); shift ;;
+    *) die "unknown option $1 (see the usage at the top of $0)" ;;
+  esac
+done
+[ -f "$here/rigs/$rig.conf" ] || die "no rig named $rig: one of $(ls "$here/rigs" | sed 's/\.conf$//' | tr '\n' ' ')"
+mkdir -p "$out" || die "cannot create $out"
+dir=$(mktemp -d /tmp/probe-rig-XXXXXX)
+mounted_debug= mounted_trace= inst=
+cleanup() {
+  [ -n "${sampler:-}" ] && kill "$sampler" 2>/dev/null
+  if [ -n "$inst" ] && [ -d "$inst" ]; then
+    echo 0 >"$inst/tracing_on" 2>/dev/null
+    rmdir "$inst" 2>/dev/null
+  fi
+  "$here/rig.sh" down "$dir" >/dev/null 2>&1
+  rmdir "$dir" 2>/dev/null
+  [ -n "$mounted_trace" ] && umount "$mounted_trace" 2>/dev/null
+  [ -n "$mounted_debug" ] && umount /sys/kernel/debug 2>/dev/null
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# tracefs: /sys/kernel/tracing, else under debugfs.
+tr=/sys/kernel/tracing
+if [ ! -d "$tr/instances" ]; then
+  if mount -t tracefs nodev "$tr" 2>/dev/null; then mounted_trace=$tr
+  else
+    tr=/sys/kernel/debug/tracing
+    if [ ! -d "$tr/instances" ]; then
+      mountpoint -q /sys/kernel/debug || { mount -t debugfs none /sys/kernel/debug && mounted_debug=1; }
+      [ -d "$tr/instances" ] || { mount -t tracefs nodev "$tr" 2>/dev/null && mounted_trace=$tr; }
+    fi
+  fi
+fi
+[ -d "$tr/instances" ] || die "no tracefs here (mount -t tracefs nodev /sys/kernel/tracing failed)"
+
+mnt=$("$here/rig.sh" up "$rig" "$dir" "${extra[@]}") || die "rig.sh up $rig failed"
+inst=$tr/instances/streamdisk-probe-$$
+mkdir "$inst" || die "cannot create a tracefs instance in $tr/instances"
+for e in jbd2/jbd2_start_commit jbd2/jbd2_end_commit wbt/wbt_step; do
+  [ -e "$inst/events/$e/enable" ] && echo 1 >"$inst/events/$e/enable"
+done
+echo 4096 >"$inst/buffer_size_kb" 2>/dev/null
+echo mono >"$inst/trace_clock" 2>/dev/null  # CLOCK_MONOTONIC, as refrec's start_monotonic_s
+echo 1 >"$inst/tracing_on"
+
+"$here/refrec.sh" "$mnt/probe.raw" --rate "$rate" --buffer "$buffer" --block "$block" \
+  --duration "$duration" --log "$out/lat.csv" >"$out/refrec.json" &
+rec=$!
+# Samples are stamped with CLOCK_MONOTONIC (the recorder's and the trace's clock):
+# bash's $EPOCHREALTIME plus the offset between the two clocks, taken once.
+offset=$(python3 -c 'import time; print(f"{time.clock_gettime(time.CLOCK_MONOTONIC) - time.time():.6f}")')
+(
+  while kill -0 "$rec" 2>/dev/null; do
+    mono=$(awk -v r="$EPOCHREALTIME" -v o="$offset" 'BEGIN{printf "%.6f", r + o}')
+    dw=$(awk '/^Dirty:|^Writeback:/{printf "%s ", $2}' /proc/meminfo)
+    for p in $(pgrep -f "refrec.*probe.raw"); do
+      for task in /proc/$p/task/*; do
+        [ "$(awk '{print $3}' "$task/stat" 2>/dev/null)" = D ] || continue
+        echo "$mono $dw D $(head -8 "$task/stack" 2>/dev/null | awk '{print $2}' | tr '\n' ' ')"
+      done
+    done
+    echo "$mono $dw"
+    sleep 0.02
+  done
+) >"$out/samples.txt" &
+sampler=$!
+wait "$rec"; rc=$?
+wait "$sampler" 2>/dev/null; sampler=
+echo 0 >"$inst/tracing_on"
+cat "$inst/trace" >"$out/trace.txt"
+[ "$rc" = 0 ] || die "the recorder failed (exit $rc): $out/refrec.json"
+
+python3 - "$out" "$slow" <<'PY' | tee "$out/report.txt"
+import json, re, sys
+out, slow = sys.argv[1], float(sys.argv[2])
+rec = json.load(open(f"{out}/refrec.json"))
+t0 = rec["start_monotonic_s"]
+commits, starts, steps = [], {}, []
+for line in open(f"{out}/trace.txt"):
+    m = re.search(r"\s(\d+\.\d+): (jbd2_start_commit|jbd2_end_commit|wbt_step): (.*)", line)
+    if not m:
+        continue
+    t, ev, rest = float(m.group(1)) - t0, m.group(2), m.group(3)
+    if ev == "wbt_step":
+        steps.append((t, rest))
+        continue
+    tid = re.search(r"transaction (\d+)", rest).group(1)
+    if ev == "jbd2_start_commit":
+        starts[tid] = t
+    elif tid in starts:
+        commits.append((starts.pop(tid), t))
+samples = []
+for line in open(f"{out}/samples.txt"):
+    f = line.split()
+    if len(f) >= 3:
+        samples.append((float(f[0]) - t0, int(f[1]), int(f[2]), " ".join(f[4:7]) if len(f) > 3 and f[3] == "D" else ""))
+def wb_at(t):
+    best = min(samples, key=lambda s: abs(s[0] - t), default=None)
+    return best[2] / 1024 if best else float("nan")
+print(f"recorder: {rec['rate_MBps']} MB/s, {rec['buffer_bytes'] >> 10} KiB ring, {rec['overruns']} overrun(s), "
+      f"max write {rec['max_write_latency_s']:.3f} s")
+durs = sorted(e - s for s, e in commits)
+if durs:
+    print(f"jbd2 commits: {len(durs)}, length median {durs[len(durs) // 2]:.3f} s, max {durs[-1]:.3f} s")
+for s, e in commits:
+    if e - s >= slow:
+        print(f"  commit at {s:7.2f} s took {e - s:.3f} s (Writeback at its start {wb_at(s):.1f} MiB)")
+if steps:
+    print(f"wbt depth changes: {len(steps)}; last: {steps[-1][1]}")
+print(f"recorder writes slower than {slow} s:")
+for line in list(open(f"{out}/lat.csv"))[1:]:
+    st, lat = map(float, line.split(","))
+    if lat < slow:
+        continue
+    inside = [(s, e) for s, e in commits if s <= st + lat and e >= st]
+    stacks = {s[3] for s in samples if st <= s[0] <= st + lat and s[3]}
+    print(f"  at {st:7.2f} s: {lat:.3f} s; Writeback {wb_at(st):.1f} MiB; "
+          + (f"commit {inside[0][0]:.2f}-{inside[0][1]:.2f} s; " if inside else "no commit; ")
+          + (f"blocked in {' | '.join(sorted(stacks))}" if stacks else "no blocked stack sampled"))
+PY
