@@ -16,12 +16,20 @@ trap cleanup EXIT
 mkdir -p "$MNT"
 mount -t tmpfs -o size=300M tmpfs "$MNT" || skip "cannot mount a tmpfs here"
 
-# The other writer: once characterize's first test file appears, fill what is left.
+# The other writer: once characterize's first test file appears, fill what is left,
+# and keep taking whatever space frees up until characterize has ended. (One dd was
+# not enough: characterize's first phase writes at GB/s on tmpfs and could take the
+# space first; dd then stopped at ENOSPC and the space characterize freed after its
+# phase stayed free, so it finished cleanly. Seen in 1 run of 3.)
 ( for _ in $(seq 300); do ls "$MNT" | grep -q streamdisk-characterize && break; sleep 0.1; done
-  dd if=/dev/zero of="$MNT/other-writer" bs=1M 2>/dev/null ) &
+  while [ ! -e "$T/done" ]; do
+    dd if=/dev/zero bs=1M 2>/dev/null >>"$MNT/other-writer"
+    sleep 0.01
+  done ) &
 FILLER=$!
 "$STREAMDISK" characterize "$MNT" -o "$T/p.toml" --budget 30s --idle 1s >"$T/out" 2>"$T/err"
 rc=$?
+touch "$T/done"
 wait "$FILLER"
 FILLER=""
 msg=$(cat "$T/err")
