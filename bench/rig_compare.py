@@ -89,20 +89,19 @@ def criterion_rate(outcomes):
     """outcomes: [(rate_MBps, overran)]. The rate where a logistic P(overrun) in log rate
     crosses 5 %, by maximum likelihood over a grid, and its 95 % profile-likelihood
     interval (None for an end the data do not bound inside the grid)."""
-    rates = [r for r, _ in outcomes]
-    lo_r, hi_r = math.log(min(rates)), math.log(max(rates))
+    runs = [(math.log(r), k) for r, k in outcomes]  # the fit is in log rate
+    lo_r, hi_r = min(x for x, _ in runs), max(x for x, _ in runs)
     span = max(hi_r - lo_r, 0.05)
     grid = [lo_r - span + i * 3 * span / 600 for i in range(601)]  # ln(rate at 5 %)
     slopes = [0.5 * 1.15 ** k for k in range(70)]  # b: gentle to a step (~1e4)
 
     def loglik(x5, b):
         total = 0.0
-        for r, k in outcomes:
-            z = LOGIT_CRITERION + b * (math.log(r) - x5)
-            # log p and log(1 - p), stable for large |z|
-            lp = -math.log1p(math.exp(-z)) if z > -30 else z
-            lq = -math.log1p(math.exp(z)) if z < 30 else -z
-            total += lp if k else lq
+        for x, k in runs:
+            z = LOGIT_CRITERION + b * (x - x5)
+            # log p (overran) or log(1 - p) (clean) = -log(1 + e^-(+-z)), stable for large |z|
+            y = z if k else -z
+            total += -math.log1p(math.exp(-y)) if y > -30 else y
         return total
 
     prof = [max(loglik(x5, b) for b in slopes) for x5 in grid]

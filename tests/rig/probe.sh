@@ -8,13 +8,17 @@
 # Prints, per recorder write that took longer than --slow, what the kernel was doing:
 # the commit in flight (if any), Writeback at the time, the blocked stack's top frames.
 #
+# Ends with the most common blocked stacks of the whole run.
+#
 # Usage (as root): probe.sh RIG RATE BUFFER [--duration 60s] [--block 256KiB]
 #                  [--slow 0.1] [--out DIR] [KEY=VALUE ...]
 # Example: tests/rig/probe.sh hostcache 5.4MB/s 1MiB --out /tmp/probe
 # Writes DIR/refrec.json, DIR/lat.csv, DIR/samples.txt, DIR/trace.txt, DIR/report.txt.
-# Tracing uses its own tracefs instance (removed at the end); debugfs/tracefs are
-# mounted only if they were not, and unmounted again. The rig always comes down.
+# The recorder runs at real-time priority (chrt -f 20), as in truth.sh. Tracing uses
+# its own tracefs instance (removed at the end); debugfs/tracefs are mounted only if
+# they were not, and unmounted again. The rig always comes down.
 set -u
+case "${1:-}" in -h|--help|help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; exit 0 ;; esac
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 die() { echo "probe.sh: $*" >&2; exit 2; }
 [ $# -ge 3 ] || die "usage: probe.sh RIG RATE BUFFER [--duration 60s] [--block 256KiB] [--slow 0.1] [--out DIR] (example: probe.sh hostcache 5.4MB/s 1MiB)"
@@ -73,23 +77,24 @@ echo 4096 >"$inst/buffer_size_kb" 2>/dev/null
 echo mono >"$inst/trace_clock" 2>/dev/null  # CLOCK_MONOTONIC, as refrec's start_monotonic_s
 echo 1 >"$inst/tracing_on"
 
-"$here/refrec.sh" "$mnt/probe.raw" --rate "$rate" --buffer "$buffer" --block "$block" \
+"$here/refrec.sh" "$dir/compile-check.raw" --rate 1 --duration 0.01s >/dev/null  # compile outside the run
+chrt -f 20 "$here/refrec.sh" "$mnt/probe.raw" --rate "$rate" --buffer "$buffer" --block "$block" \
   --duration "$duration" --log "$out/lat.csv" >"$out/refrec.json" &
-rec=$!
+rec=$!  # chrt and refrec.sh exec: the recorder keeps this pid
 # Samples are stamped with CLOCK_MONOTONIC (the recorder's and the trace's clock):
 # bash's $EPOCHREALTIME plus the offset between the two clocks, taken once.
+# A line "TIME DIRTY_KB WRITEBACK_KB" per sample, and before it one
+# "TIME DIRTY_KB WRITEBACK_KB D FRAME..." per recorder thread blocked then.
 offset=$(python3 -c 'import time; print(f"{time.clock_gettime(time.CLOCK_MONOTONIC) - time.time():.6f}")')
 (
   while kill -0 "$rec" 2>/dev/null; do
-    mono=$(awk -v r="$EPOCHREALTIME" -v o="$offset" 'BEGIN{printf "%.6f", r + o}')
-    dw=$(awk '/^Dirty:|^Writeback:/{printf "%s ", $2}' /proc/meminfo)
-    for p in $(pgrep -f "refrec.*probe.raw"); do
-      for task in /proc/$p/task/*; do
-        [ "$(awk '{print $3}' "$task/stat" 2>/dev/null)" = D ] || continue
-        echo "$mono $dw D $(head -8 "$task/stack" 2>/dev/null | awk '{print $2}' | tr '\n' ' ')"
-      done
+    now=$(awk -v r="$EPOCHREALTIME" -v o="$offset" \
+      '/^Dirty:|^Writeback:/{v = v " " $2} END{printf "%.6f%s", r + o, v}' /proc/meminfo)
+    for task in /proc/"$rec"/task/*; do
+      grep -q '^State:.*D' "$task/status" 2>/dev/null &&
+        echo "$now D $(head -8 "$task/stack" 2>/dev/null | awk '{printf "%s ", $2}')"
     done
-    echo "$mono $dw"
+    echo "$now"
     sleep 0.02
   done
 ) >"$out/samples.txt" &
@@ -102,6 +107,7 @@ cat "$inst/trace" >"$out/trace.txt"
 
 python3 - "$out" "$slow" <<'PY' | tee "$out/report.txt"
 import json, re, sys
+from collections import Counter
 out, slow = sys.argv[1], float(sys.argv[2])
 rec = json.load(open(f"{out}/refrec.json"))
 t0 = rec["start_monotonic_s"]
@@ -147,4 +153,9 @@ for line in list(open(f"{out}/lat.csv"))[1:]:
     print(f"  at {st:7.2f} s: {lat:.3f} s; Writeback {wb_at(st):.1f} MiB; "
           + (f"commit {inside[0][0]:.2f}-{inside[0][1]:.2f} s; " if inside else "no commit; ")
           + (f"blocked in {' | '.join(sorted(stacks))}" if stacks else "no blocked stack sampled"))
+blocked = Counter(" ".join(re.sub(r"\+.*", "", f) for f in line.split()[4:])
+                  for line in open(f"{out}/samples.txt") if line.split()[3:4] == ["D"])
+print("samples in D state, by kernel stack (innermost first):" if blocked else "no sample in D state")
+for stack, n in blocked.most_common(8):
+    print(f"  {n:5} {stack}")
 PY
