@@ -13,7 +13,8 @@
 # Usage (as root): probe.sh RIG RATE BUFFER [--duration 60s] [--block 256KiB]
 #                  [--slow 0.1] [--out DIR] [KEY=VALUE ...]
 # Example: tests/rig/probe.sh hostcache 5.4MB/s 1MiB --out /tmp/probe
-# Writes DIR/refrec.json, DIR/lat.csv, DIR/samples.txt, DIR/trace.txt, DIR/report.txt.
+# Writes DIR/refrec.json, DIR/lat.csv, DIR/samples.txt, DIR/trace.txt, DIR/report.txt
+# (without --out, DIR is a new directory /tmp/streamdisk-probe.XXXXXX).
 # The recorder runs at real-time priority (chrt -f 20), as in truth.sh. Tracing uses
 # its own tracefs instance (removed at the end); debugfs/tracefs are mounted only if
 # they were not, and unmounted again. The rig always comes down.
@@ -24,7 +25,7 @@ die() { echo "probe.sh: $*" >&2; exit 2; }
 [ $# -ge 3 ] || die "usage: probe.sh RIG RATE BUFFER [--duration 60s] [--block 256KiB] [--slow 0.1] [--out DIR] (example: probe.sh hostcache 5.4MB/s 1MiB)"
 [ "$(id -u)" = 0 ] || die "needs root (rigs, tracefs): run it with sudo"
 rig=$1 rate=$2 buffer=$3; shift 3
-duration=60s block=256KiB slow=0.1 out=/tmp/streamdisk-probe-$$ extra=()
+duration=60s block=256KiB slow=0.1 out= extra=()
 while [ $# -gt 0 ]; do
   case $1 in
     --duration) duration=$2; shift 2 ;;
@@ -36,7 +37,9 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -f "$here/rigs/$rig.conf" ] || die "no rig named $rig: one of $(ls "$here/rigs" | sed 's/\.conf$//' | tr '\n' ' ')"
-mkdir -p "$out" || die "cannot create $out"
+# Without --out, a new private directory (not a guessable name in /tmp: this runs as root).
+if [ -z "$out" ]; then out=$(mktemp -d /tmp/streamdisk-probe.XXXXXX) || die "cannot create a directory in /tmp"
+else mkdir -p "$out" || die "cannot create $out"; fi
 dir=$(mktemp -d /tmp/probe-rig-XXXXXX)
 mounted_debug= mounted_trace= inst=
 cleanup() {
@@ -159,3 +162,4 @@ print("samples in D state, by kernel stack (innermost first):" if blocked else "
 for stack, n in blocked.most_common(8):
     print(f"  {n:5} {stack}")
 PY
+echo "probe.sh: everything is in $out" >&2
