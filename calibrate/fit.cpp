@@ -18,6 +18,46 @@ double t95(size_t dof) {
   return z + (z * z * z + z) / (4 * d) + (5 * std::pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * d * d);
 }
 
+namespace {
+// Continued fraction of the regularized incomplete beta I_x(a, b), modified
+// Lentz's method (converges for x < (a + 1) / (a + b + 2)).
+double beta_fraction(double a, double b, double x) {
+  constexpr double tiny = 1e-300;
+  double c = 1, d = 1 - (a + b) * x / (a + 1);
+  if (std::fabs(d) < tiny) d = tiny;
+  d = 1 / d;
+  double h = d;
+  for (int m = 1; m <= 300; ++m) {
+    double m2 = 2.0 * m;
+    double num = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+    for (int half = 0; half < 2; ++half) {
+      d = 1 + num * d;
+      if (std::fabs(d) < tiny) d = tiny;
+      c = 1 + num / c;
+      if (std::fabs(c) < tiny) c = tiny;
+      d = 1 / d;
+      h *= d * c;
+      num = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+    }
+    if (std::fabs(d * c - 1) < 1e-14) break;
+  }
+  return h;
+}
+double incomplete_beta(double a, double b, double x) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x));
+  if (x < (a + 1) / (a + b + 2)) return front * beta_fraction(a, b, x) / a;
+  return 1 - front * beta_fraction(b, a, 1 - x) / b;
+}
+}  // namespace
+
+double t_two_sided_p(double t, double dof) {
+  if (!(dof > 0)) return 1;
+  if (std::isinf(t)) return 0;
+  return incomplete_beta(dof / 2, 0.5, dof / (dof + t * t));
+}
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   size_t m = v.size() / 2;

@@ -27,6 +27,9 @@ LineFit fit_line_trimmed(const std::vector<double>& x, const std::vector<double>
 
 // Student t quantile for a two-sided 95 % interval with `dof` degrees of freedom.
 double t95(size_t dof);
+// P(|T| >= t) for Student's T with `dof` degrees of freedom (regularized
+// incomplete beta by its continued fraction).
+double t_two_sided_p(double t, double dof);
 
 double median(std::vector<double> v);
 double mad(const std::vector<double>& v, double med);  // median absolute deviation (raw)

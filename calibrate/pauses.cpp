@@ -104,6 +104,68 @@ std::vector<Component> two_normals(std::vector<double> x) {
   return c;
 }
 
+// One or two pause lengths far outside the rest (a scheduling hiccup of a
+// loaded machine among a device's pauses of fixed length): by BIC they are
+// too few to be a population (3 each), yet one log-normal through them puts
+// the rest's median low and its tail long, inventing the long stalls that
+// decide a buffer. The most extreme ln(length) is tested against a
+// prediction interval from the others (Student t with n - 2 degrees of
+// freedom; the spread at least 0.01, a length's measuring precision),
+// Bonferroni over the n candidates at 1 %; a second one on the same side is
+// tested after it. Outliers become a second population of their own
+// (lengths and arrivals fitted like any other; one alone has sigma 0),
+// listed after the rest (the profile's stall2_* keys).
+struct OutlierSplit {
+  std::vector<Component> model;  // empty: no outlier
+  std::string note;
+};
+OutlierSplit split_outliers(std::vector<double> x) {
+  constexpr double kAlpha = 0.01;
+  constexpr size_t kMaxOutliers = 2, kMinRest = 4;
+  std::sort(x.begin(), x.end());
+  size_t lo = 0, hi = x.size();  // the rest is x[lo, hi)
+  int side = 0;                  // -1 low, +1 high, once decided
+  double worst_p = 0;
+  while (x.size() - (hi - lo) < kMaxOutliers && hi - lo > kMinRest) {
+    double best_p = 1;
+    int best_side = 0;
+    for (int sd_side : {-1, 1}) {
+      if (side != 0 && sd_side != side) continue;
+      size_t out = sd_side < 0 ? lo : hi - 1;
+      std::vector<double> rest(x.begin() + static_cast<long>(sd_side < 0 ? lo + 1 : lo),
+                               x.begin() + static_cast<long>(sd_side < 0 ? hi : hi - 1));
+      Component c = one_normal(rest);  // sd floored at 0.01
+      double m = static_cast<double>(rest.size());
+      double s = std::max(c.sd * std::sqrt(m / (m - 1)), 0.01);
+      double t = std::fabs(x[out] - c.mu) / (s * std::sqrt(1 + 1 / m));
+      double pv = std::min(1.0, t_two_sided_p(t, m - 1) * static_cast<double>(hi - lo));
+      if (pv < best_p) best_p = pv, best_side = sd_side;
+    }
+    if (best_p >= kAlpha) break;
+    side = best_side;
+    worst_p = std::max(worst_p, best_p);
+    if (side < 0) ++lo;
+    else --hi;
+  }
+  OutlierSplit r;
+  size_t k = x.size() - (hi - lo);
+  if (k == 0) return r;
+  std::vector<double> out(side < 0 ? x.begin() : x.begin() + static_cast<long>(hi),
+                          side < 0 ? x.begin() + static_cast<long>(lo) : x.end());
+  Component a = one_normal({x.begin() + static_cast<long>(lo), x.begin() + static_cast<long>(hi)});
+  Component b = one_normal(out);
+  b.sd = std::max(b.sd, a.sd);  // one or two points say nothing of their spread
+  double n = static_cast<double>(x.size());
+  a.w = static_cast<double>(hi - lo) / n, b.w = static_cast<double>(k) / n;
+  r.model = {a, b};  // the rest first: stall_*, the outliers stall2_*
+  std::string lengths;
+  for (double v : out) lengths += fmt::format("{}{:.3g} ms", lengths.empty() ? "" : ", ", std::exp(v) * 1e3);
+  r.note = fmt::format("stalls: {} pause(s) of {} lie far {} the other {} (median {:.3g} ms; outlier test P ≤ {:.2g}): "
+                       "a population of their own, not the tail of one log-normal",
+                       k, lengths, side < 0 ? "below" : "above", hi - lo, std::exp(a.mu) * 1e3, worst_p);
+  return r;
+}
+
 // Kolmogorov-Smirnov distance between the sample and the fitted mixture CDF,
 // and its asymptotic p-value (optimistic: the parameters came from the same data).
 std::pair<double, double> ks_test(std::vector<double> x, const std::vector<Component>& c) {
@@ -472,6 +534,14 @@ StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans, bool behi
       if (bic2 < bic1) model = two;
     }
   }
+  std::string outlier_note;
+  if (model.size() == 1 && !behind_cache) {
+    auto split = split_outliers(x);
+    if (!split.model.empty()) {
+      model = split.model;
+      outlier_note = split.note;
+    }
+  }
   auto [d, p] = ks_test(x, model);
   f.ks = d, f.ks_p = p;
   f.family = model.size() == 2 ? "two-population mixture" : model[0].sd < 0.1 ? "nearly fixed length" : "log-normal";
@@ -481,6 +551,7 @@ StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans, bool behi
       f.pauses, scans.size(), bytes / 1e6, seconds, x.size(), f.family, bic1,
       bic2 < 1e299 ? fmt::format(", mixture {:.1f}", bic2) : std::string(x.size() < kMixtureMin ? fmt::format(", mixture needs {}+", kMixtureMin) : ""),
       d, p, x.size()));
+  if (!outlier_note.empty()) f.notes.push_back(outlier_note);
   if (f.too_few)
     f.notes.push_back(fmt::format("warning: only {} pause(s): too few to tell their distribution or arrivals; the "
                                   "stall parameters are a rough estimate (marked estimate = true): record longer, "

@@ -76,7 +76,9 @@ STALLS=(--set device.burst_bytes=0 --set device.sustained_mbps=15 --set device.o
 run_on stalls "${STALLS[@]}"
 rel_ok device.sustained_mbps "$(param "$out" device.sustained_mbps)" 15 0.10
 # A userspace driver (FUSE): characterize puts the pauses in the filesystem layer
-# (measured: 411 ms with sigma 0.05, and 324 ms with sigma 0.63 in another run).
+# (measured: 411 ms with sigma 0.05, 324 ms with sigma 0.63 in another run, and 289 ms
+# with sigma 0.88 in a CI run where one 41 ms hiccup joined six 400 ms pauses in one
+# log-normal: such an outlier is now a population of its own, docs/calibrate.md).
 rel_ok stall_duration_ms "$(param "$out" filesystem.stall_duration_ms)" 400 0.25
 [ -z "$(param "$out" device.stall_duration_ms)" ] || fail "a userspace driver's pauses went into the device layer"
 

@@ -4,8 +4,8 @@
 #     the burst rate until the set cache size, then at the sustained rate, and are fast
 #     again after an idle gap (recovery);
 #  2. a stall rig (pause filter, 1 s every 4 s, 1 MiB dirty limit): refrec at a clearly
-#     safe rate (3 MB/s into 4 MiB) records cleanly but one of its writes blocks for
-#     about the pause's length, inside an injected pause; at a clearly unsafe rate
+#     safe rate (3 MB/s into 4 MiB) records cleanly but its writes block for most of
+#     an injected pause; at a clearly unsafe rate
 #     (12 MB/s into 1 MiB, below the device's 20 MB/s) it overruns during a pause;
 #  3. `down` leaves no mount, loop device or process behind and restores vm.dirty_*.
 # Needs root, nbdkit, nbdfuse (libnbd-bin), e2fsprogs, a C compiler (run.sh installs them).
@@ -62,7 +62,7 @@ awk -v a="$again" -v s="$slow" 'BEGIN { exit !(a >= 2 * s) }' || fail "no recove
 # --- 2. stalls: a 1.0 s pause every 4 s over a 20 MB/s device, 1 MiB dirty limit --------
 "$RIG/rig.sh" up stalls "$W/b" "${small_host[@]}" RATE_MBPS=20 PAUSE_MODE=time PAUSE_EVERY=4 \
   PAUSE_JITTER=0 PAUSE_LEN=1.0 PAUSE_LEN_JITTER=0 >/dev/null || { fail "rig stalls did not come up"; finish; }
-safe=$("$RIG/refrec.sh" "$W/b/mnt/rec.raw" --rate 3MB/s --buffer 4MiB --block 256KiB --duration 10s) \
+safe=$("$RIG/refrec.sh" "$W/b/mnt/rec.raw" --rate 3MB/s --buffer 4MiB --block 256KiB --duration 10s --log "$W/safe-lat.csv") \
   || fail "refrec failed at 3 MB/s: $safe"
 unsafe=$("$RIG/refrec.sh" "$W/b/mnt/rec.raw" --rate 12MB/s --buffer 1MiB --block 256KiB --duration 10s) \
   || fail "refrec failed at 12 MB/s: $unsafe"
@@ -75,12 +75,23 @@ echo "$pauses" | awk '{ if ($2 - $1 < 0.9 || $2 - $1 > 1.3) bad = 1 } END { exit
   || fail "a pause's length is not the set 1.0 s: $pauses"
 [ "$(echo "$safe" | jq .overruns)" = 0 ] || fail "3 MB/s into 4 MiB overran on a rig with 1 s pauses and a 20 MB/s device"
 lat=$(echo "$safe" | jq .max_write_latency_s)
-awk -v l="$lat" 'BEGIN { exit !(l >= 0.5 && l <= 1.6) }' \
-  || fail "the recorder's longest write took $lat s; the injected pause is 1.0 s (expected 0.5-1.6 s)"
-# The longest write must lie inside an injected pause.
-t_slow=$(echo "$safe" | jq '.start_monotonic_s + .max_write_latency_at_s + .max_write_latency_s / 2')
-echo "$pauses" | awk -v t="$t_slow" '$1 - 0.2 <= t && t <= $2 + 0.2 { f = 1 } END { exit !f }' \
-  || fail "the longest write (middle at $t_slow) is not inside any injected pause: $pauses"
+awk -v l="$lat" 'BEGIN { exit !(l <= 1.6) }' \
+  || fail "the recorder's longest write took $lat s; the injected pause is 1.0 s (expected at most 1.6 s)"
+# The writer meets a pause: with a 1 MiB dirty limit it dirties at most ~1 MiB
+# (0.35 s at 3 MB/s) and then waits for the device, so inside some pause it
+# spends at least half the pause in write() calls. Summed over the writes that
+# overlap the pause: Linux slices a throttled writer's wait into pieces of at
+# most 200 ms over neighbouring writes, so one write alone may hold less (one
+# CI run: the longest single write 0.48 s).
+t0=$(echo "$safe" | jq .start_monotonic_s)
+blocked=$(awk -F, -v t0="$t0" 'NR == FNR { ps[NR] = $1; pe[NR] = $2; n = NR; next }
+  FNR > 1 { s = t0 + $1; e = s + $2
+            for (i = 1; i <= n; i++) { a = s > ps[i] ? s : ps[i]; b = e < pe[i] ? e : pe[i]; if (b > a) in_p[i] += b - a } }
+  END { m = 0; for (i = 1; i <= n; i++) if (in_p[i] > m) m = in_p[i]; printf "%.3f", m }' \
+  <(echo "$pauses" | tr ' ' ,) "$W/safe-lat.csv")
+echo "safe: the writer spent at most $blocked s of one injected pause in write() calls"
+awk -v b="$blocked" 'BEGIN { exit !(b >= 0.5) }' \
+  || fail "the writer spent at most $blocked s of any injected 1.0 s pause in write() calls (expected >= 0.5 s: the 1 MiB dirty limit fills in 0.35 s)"
 [ "$(echo "$unsafe" | jq .overruns)" -ge 1 ] || fail "12 MB/s into 1 MiB did not overrun through 1 s pauses"
 # Overruns also come from the kernel's dirty throttling with a 1 MiB limit; at least one
 # must start during an injected pause.

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "calibrate/calibrate.h"
+#include "calibrate/fit.h"
 #include "calibrate/pauses.h"
 #include "calibrate/synthetic.h"
 #include "models/profile.h"
@@ -314,4 +315,41 @@ TEST_CASE("pauses that paced writes never meet are the device's behind a cache, 
   bool said = false;
   for (const auto& n : absorbed.notes) said |= n.find("behind a cache") != std::string::npos;
   CHECK(said);
+}
+
+// characterize on a loaded CI machine: six pauses of a device's fixed 400 ms
+// and one 41 ms scheduling hiccup. One log-normal through all seven has its
+// median at 289 ms and sigma 0.88 (a 90th percentile of 890 ms: long stalls
+// the device never had); the hiccup is its own population instead.
+TEST_CASE("one hiccup among fixed-length pauses is a population of its own, not a wide tail", "[calibrate][stalls]") {
+  CHECK(t_two_sided_p(2.447, 6) == Approx(0.05).margin(2e-4));  // Student t table values
+  CHECK(t_two_sided_p(12.706, 1) == Approx(0.05).margin(2e-4));
+  CHECK(t_two_sided_p(0, 5) == Approx(1));
+  CHECK(t_two_sided_p(3.707, 6) == Approx(0.01).margin(1e-4));
+  auto scan_of = [](const std::vector<double>& lengths_s, double seconds) {
+    PauseScan s;
+    s.name = "flat.csv", s.bytes = 15e6 * seconds, s.seconds = seconds, s.writes = 1000;
+    double at = 1;
+    for (double l : lengths_s) s.pauses.push_back({at, l, 0}), at += seconds / static_cast<double>(lengths_s.size() + 1);
+    return s;
+  };
+  std::vector<PauseScan> scans = {scan_of({0.401, 0.398, 0.041, 0.402}, 20), scan_of({0.400, 0.404, 0.399}, 20)};
+  StallModelFit f = fit_stall_model_all(scans);
+  REQUIRE(f.ok);
+  REQUIRE(f.pops.size() == 2);
+  CHECK(f.pops[0].median_ms == Approx(400.7).margin(2));
+  CHECK(f.pops[0].sigma < 0.02);
+  CHECK(f.pops[0].pauses == 6);
+  CHECK(f.pops[1].median_ms == Approx(41).margin(0.5));
+  CHECK(f.pops[1].pauses == 1);
+  bool said = false;
+  for (const auto& n : f.notes) said |= n.find("a population of their own") != std::string::npos;
+  CHECK(said);
+  // Pauses that are one wide log-normal stay one: no point is an outlier of the others.
+  std::vector<double> wide;
+  for (double z : {-1.4, -0.9, -0.5, -0.2, 0.0, 0.25, 0.6, 1.0, 1.5}) wide.push_back(0.2 * std::exp(0.8 * z));
+  StallModelFit g = fit_stall_model_all({scan_of(wide, 40)});
+  REQUIRE(g.ok);
+  CHECK(g.pops.size() == 1);
+  CHECK(g.family == "log-normal");
 }
