@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cmath>
 #include <filesystem>
+#include <climits>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -113,6 +114,31 @@ std::string block_stat_path(const std::string& dir, const FsInfo& fs) {
   if (fs.source.starts_with("/dev/") && ::stat(fs.source.c_str(), &st) == 0 && S_ISBLK(st.st_mode))
     return try_dev(st.st_rdev);
   return "";
+}
+
+// The block queue writeback goes through, from /sys (block/blk-wbt.c reads
+// the same): the device's queue depth as wbt sees it (the SCSI device's
+// queue_depth, else nr_requests), the largest request (max_sectors_kb) and
+// whether writeback throttling is on (wbt_lat_usec > 0; BFQ turns it off).
+struct BlockQueue {
+  double depth = 0, request_bytes = 0;
+  bool wbt = false;
+  std::string how;  // the files read, for the profile's source text
+};
+BlockQueue block_queue(const std::string& stat_path) {
+  BlockQueue q;
+  if (stat_path.empty()) return q;
+  std::string dev = stat_path.substr(0, stat_path.size() - std::string("/stat").size());
+  std::string dir = ::access((dev + "/queue").c_str(), R_OK) == 0 ? dev : dev + "/..";  // a partition: its disk's
+  double nr = read_number(dir + "/queue/nr_requests", 0), kb = read_number(dir + "/queue/max_sectors_kb", 0);
+  double scsi = read_number(dir + "/device/queue_depth", 0), lat = read_number(dir + "/queue/wbt_lat_usec", 0);
+  if (nr <= 0 || kb <= 0) return q;
+  q.depth = scsi > 0 ? scsi : nr, q.request_bytes = kb * 1024, q.wbt = lat > 0;
+  char real[PATH_MAX];
+  std::string shown = ::realpath(dir.c_str(), real) ? std::string(real) : dir;
+  q.how = fmt::format("{}: {} {:.0f}, max_sectors_kb {:.0f}, wbt_lat_usec {:.0f}", shown,
+                      scsi > 0 ? "device/queue_depth" : "nr_requests", q.depth, kb, lat);
+  return q;
 }
 
 // Sectors written and requests in flight, from a block device's stat file.
@@ -646,10 +672,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
     // Linux's writeback policy below the hard limit: when dirty data goes
     // down and in what chunks (a journal commit waits for the chunk in
     // flight). Read from the kernel's settings; the device's share of the
-    // background level scales like its share of the limit. The block queue
-    // holds more than one chunk (up to 65 MB on the test rigs' loop devices),
-    // but commits there did not wait for all of it (tests/rig/README.md), so
-    // writeback_queue_bytes stays at its default, one chunk.
+    // background level scales like its share of the limit.
     double limit = dirty->value;
     double bg = kernel_dirty_background(dirty_guess) * std::min(1.0, limit / dirty_guess);
     if (fitted_limit && bg > 0 && bg < limit) {
@@ -672,6 +695,20 @@ R run_characterize(const CharacterizeConfig& cfg) {
                           "kernel setting (the kernel's writeback chunk: half a second of the sustained rate, at "
                           "most 1/8 of the dirty limit, plus 4 MiB)",
                           sysvm});
+    // The block queue under the filesystem: how much writeback it holds
+    // submitted at once, which a journal commit waits for.
+    if (BlockQueue q = block_queue(block_stat_path(cfg.path, rep.fs)); q.depth > 0) {
+      std::string sys = "/sys/block";
+      cal.params.push_back({"host.writeback_request_bytes", q.request_bytes, 0, 0, 0, "kernel setting (" + q.how + ")", sys});
+      if (q.wbt)
+        cal.params.push_back({"host.wbt_queue_depth", q.depth, 0, 0, 0, "kernel setting (" + q.how + ")", sys});
+      else
+        cal.params.push_back({"host.writeback_queue_bytes", q.depth * q.request_bytes, 0, 0, 0,
+                              "kernel setting (" + q.how + "; writeback throttling off: the whole queue)", sys});
+    } else {
+      rep.notes.push_back("the block queue under the filesystem was not found in /sys: a journal commit is taken to "
+                          "wait for one writeback chunk (host.writeback_queue_bytes)");
+    }
     dirty = find_estimate(cal, "host.dirty_limit_bytes");  // push_back moved it
   }
   if (rep.fs.userspace && dirty) {

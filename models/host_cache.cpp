@@ -10,7 +10,27 @@ namespace sd {
 
 namespace {
 constexpr uint64_t kTimerStream = 100;  // apart from the stall processes' streams (0..3)
+constexpr double kWbtWindowS = 0.1;     // wbt's monitoring window while it scales up (win_nsec)
+constexpr double kWbtIdleS = 0.5;       // idle windows before it steps back (RWB_UNKNOWN_BUMP x window)
 }  // namespace
+
+int HostCache::wbt_background_depth(double queue_depth, int windows) {
+  // rq_depth_calc_max_depth and calc_wb_limits (block/blk-wbt.c, blk-rq-qos.c):
+  // a depth-1 device gets 2 (one ready when one completes), else the default
+  // 16 (at most the queue depth) shifted left by the negative scale step,
+  // capped at 3/4 of the queue depth; background writeback gets a quarter.
+  auto qd = static_cast<long>(std::max(1.0, queue_depth));
+  long depth;
+  if (qd == 1) {
+    depth = 2;
+  } else {
+    long d0 = std::min(16L, qd), maxd = 3 * qd / 4;
+    int shift = std::min(windows, 20);
+    depth = 1 + ((d0 - 1) << shift);
+    if (shift > 0 && depth > maxd) depth = maxd;
+  }
+  return static_cast<int>(depth <= 2 ? 1 : (depth + 3) / 4);
+}
 
 HostCache::HostCache(const LayerParams& p, FsLayer& fs, const FileTable& files, uint64_t seed, bool random_phases)
     : fs_(fs),
@@ -32,6 +52,12 @@ HostCache::HostCache(const LayerParams& p, FsLayer& fs, const FileTable& files, 
   // back from the first dirty byte) dirty_limit_bytes is the throttle point
   // itself, as calibrate measures it from a buffered write's fast phase.
   throttle_ = background_ > 0 ? (background_ + limit_) / 2 : limit_;
+  wbt_qd_ = p.get("wbt_queue_depth");
+  if (wbt_qd_ > 0) {
+    request_ = p.get("writeback_request_bytes") > 0 ? std::min(p.get("writeback_request_bytes"), chunk_) : chunk_;
+    while (wbt_windows_ < 20 && wbt_background_depth(wbt_qd_, wbt_windows_ + 1) > wbt_background_depth(wbt_qd_, wbt_windows_))
+      ++wbt_windows_;
+  }
   if (random_phases) {
     SplitMix64 rng = SplitMix64::seeded(seed, kTimerStream);
     wb_phase_ = interval_ * rng.uniform();
@@ -45,15 +71,46 @@ bool HostCache::has_random_phases(const LayerParams& host, const LayerParams& fs
   return flusher || FsLayer::journal_commit_s(fs) > 0;
 }
 
-double HostCache::slot_time(double bytes) const {
-  // Requests finish in order: room comes when enough of the oldest ones ended.
+double HostCache::wbt_window(double t) const {
+  // Window boundaries are computed as burst_start_ + k * window: the
+  // tolerance keeps such a time in window k, not k - 1.
+  return std::floor((t - burst_start_) / kWbtWindowS + 1e-9);
+}
+
+double HostCache::queue_at(double t) const {
+  if (wbt_qd_ <= 0) return queue_;
+  int windows = std::clamp(static_cast<int>(wbt_window(t)), 0, wbt_windows_);
+  return wbt_background_depth(wbt_qd_, windows) * request_;
+}
+
+double HostCache::inflight_at(double t) const {
   double left = inflight_bytes_;
-  if (left + bytes <= queue_ || inflight_.empty()) return 0;
   for (const InFlight& f : inflight_) {
+    if (f.end > t) break;
     left -= static_cast<double>(f.bytes);
-    if (left + bytes <= queue_) return f.end;
   }
-  return inflight_.back().end;
+  return left;
+}
+
+double HostCache::slot_time(double bytes, double t0) const {
+  // Requests finish in order: room comes when enough of the oldest ones
+  // ended, or (wbt) when the next window lets more requests in.
+  double left = inflight_bytes_;
+  if (inflight_.empty() || left + bytes <= queue_at(t0)) return t0;
+  double t = t0;
+  size_t i = 0;
+  for (; i < inflight_.size() && inflight_[i].end <= t; ++i) left -= static_cast<double>(inflight_[i].bytes);
+  while (i < inflight_.size()) {
+    if (left + bytes <= queue_at(t)) return t;
+    double next = inflight_[i].end;
+    if (wbt_qd_ > 0) {
+      double k = wbt_window(t) + 1;
+      if (k <= wbt_windows_) next = std::min(next, std::max(t, burst_start_ + std::max(k, 1.0) * kWbtWindowS));
+    }
+    t = next;
+    for (; i < inflight_.size() && inflight_[i].end <= t; ++i) left -= static_cast<double>(inflight_[i].bytes);
+  }
+  return t;
 }
 
 double HostCache::tick(double t) const {
@@ -68,21 +125,29 @@ double HostCache::oldest_ready(const FileQueue& fq) const {
 
 bool HostCache::next_chunk(double& start, FileId& file) const {
   if (queued_.empty()) return false;
-  double slot = slot_time(chunk_);
+  // Room for one request (wbt) or one chunk.
+  double unit = wbt_qd_ > 0 ? request_ : chunk_;
+  // A chunk of one file under way continues first (wbt sends it in pieces).
+  const FileQueue* pass = nullptr;
+  if (pass_left_ > 0)
+    if (auto it = by_file_.find(pass_file_); it != by_file_.end() && it->second.bytes > 0) pass = &it->second;
   if (draining_ || background_ <= 0 || queued_bytes_ >= background_) {
-    const Extent& head = queued_.front();
-    file = head.file;
-    start = std::max({head.ready, slot, draining_ && background_ > 0 ? drain_from_ : 0.0});
+    file = pass ? pass_file_ : queued_.front().file;
+    double ready = pass ? oldest_ready(*pass) : queued_.front().ready;
+    start = slot_time(unit, std::max(ready, draining_ && background_ > 0 ? drain_from_ : 0.0));
     return true;
   }
   double best = std::numeric_limits<double>::infinity();
   for (const auto& [f, fq] : by_file_) {
     if (fq.bytes <= 0) continue;
     double due = std::max(tick(fq.since + expire_), oldest_ready(fq));
-    if (due < best) best = due, file = f;
+    if (due < best || (pass == &fq && due < std::numeric_limits<double>::infinity())) {
+      best = due, file = f;
+      if (pass == &fq) break;
+    }
   }
   if (best == std::numeric_limits<double>::infinity()) return false;
-  start = std::max(best, slot);
+  start = slot_time(unit, best);
   return true;
 }
 
@@ -176,7 +241,18 @@ void HostCache::pump(double until) {
     commit_until(start);
     // That file goes down in offset order (one of its extents is dirty by `start`).
     FileQueue& fq = queue_of(file);
-    auto limit = static_cast<uint64_t>(chunk_);
+    if (file != pass_file_ || pass_left_ <= 0) pass_file_ = file, pass_left_ = chunk_;
+    double piece = pass_left_;
+    if (wbt_qd_ > 0) {
+      // After an idle spell wbt has stepped back towards its default depth.
+      if (start - wb_last_end_ >= kWbtIdleS) {
+        double k0 = std::clamp(wbt_window(wb_last_end_), 0.0, static_cast<double>(wbt_windows_));
+        double back = std::floor((start - wb_last_end_ - kWbtIdleS) / kWbtWindowS) + 1;
+        burst_start_ = start - std::max(0.0, k0 - back) * kWbtWindowS;
+      }
+      piece = std::min(piece, std::max(request_, queue_at(start) - inflight_at(start)));
+    }
+    auto limit = static_cast<uint64_t>(std::max(1.0, std::floor(piece)));
     size_t k = first_extent(fq, start);
     uint64_t offset = extent(fq.ids[k]).offset, bytes = 0;
     while (k < fq.ids.size() && bytes < limit) {
@@ -189,11 +265,14 @@ void HostCache::pump(double until) {
       k = continuation(fq, k, offset + bytes, start);
     }
     fq.next = offset + bytes;
+    // The chunk goes on while the file has more (the kernel's pass ends when its pages do).
+    pass_left_ = bytes < limit ? 0 : pass_left_ - static_cast<double>(bytes);
     fq.bytes -= static_cast<double>(bytes);
     queued_bytes_ -= static_cast<double>(bytes);
     double end = fs_.write(file, offset, bytes, start, files_.used_bytes());
     inflight_.push_back({end, bytes});
     last_end_ = std::max(last_end_, end);
+    wb_last_end_ = std::max(wb_last_end_, end);
     inflight_bytes_ += static_cast<double>(bytes);
   }
   commit_until(until);

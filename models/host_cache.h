@@ -19,6 +19,18 @@
 // writeback_queue_bytes (at least one chunk) are submitted at once; the
 // device serves them in order.
 //
+// With wbt_queue_depth (Linux's writeback throttling, block/blk-wbt.c, read
+// off the device by characterize) the queue is what wbt allows background
+// writeback instead: its background depth of requests of up to
+// writeback_request_bytes. That depth starts at a quarter of 16 requests (of
+// at most the queue depth) when writeback starts after an idle spell and,
+// with writes only, doubles every 100 ms window towards a quarter of 3/4 of
+// the queue depth (on a loop device of depth 128: 4, 8, 16, 24 requests,
+// 5 to 30 MiB of 1.25 MiB requests); after 0.5 s without writeback it steps
+// back, one step per 100 ms. Writeback then submits as much of its chunk as
+// the queue has room for (at least one request), so on a USB stick of depth 1
+// a commit waits for about one request, on a loop device for tens of MiB.
+//
 // A kernel filesystem with a journal (FsLayer::journal_commit_s > 0, ext4)
 // commits every interval after the first write of a transaction. The commit
 // waits for every writeback request submitted before it (data=ordered); a
@@ -49,6 +61,9 @@ class HostCache {
   static bool has_random_phases(const LayerParams& host, const LayerParams& fs);
 
   bool enabled() const { return limit_ > 0; }
+  // wbt's background depth (requests) on a queue of depth `queue_depth`
+  // after `windows` 100 ms windows of writeback (its scale step -windows).
+  static int wbt_background_depth(double queue_depth, int windows);
   // A buffered write of `bytes` issued at `now` (after the syscall cost);
   // returns when the call returns to the application.
   double write(FileId file, uint64_t offset, uint64_t bytes, double now);
@@ -77,8 +92,12 @@ class HostCache {
   // Starts writeback chunks whose start time is <= until, and the journal
   // commits due by then, in time order.
   void pump(double until);
-  // The earliest time `bytes` more can be submitted (queue room).
-  double slot_time(double bytes) const;
+  // The earliest time at or after t0 that `bytes` more can be submitted (queue room).
+  double slot_time(double bytes, double t0) const;
+  // Bytes writeback may have in flight at t (writeback_queue_bytes, or wbt's depth).
+  double queue_at(double t) const;
+  double inflight_at(double t) const;  // submitted bytes not finished by t
+  double wbt_window(double t) const;   // wbt's 100 ms windows since burst_start_ (may be < 0)
   // Commits due at or before `t` (and before any chunk issued after them).
   void commit_until(double t);
   // When a buffered write arriving at `now` may proceed past the journal.
@@ -132,6 +151,16 @@ class HostCache {
   size_t first_extent(FileQueue& fq, double start);
   // An extent of `fq` that continues at `offset` and is dirty by `start`, after position `after`.
   size_t continuation(const FileQueue& fq, size_t after, uint64_t offset, double start);
+  // Writeback throttling (wbt_queue_depth > 0): the request size, the
+  // scale-up clock of the current writeback activity (its windows count from
+  // burst_start_, up to wbt_windows_ where the depth stops growing) and the end
+  // of the latest writeback request.
+  double wbt_qd_ = 0, request_ = 0, burst_start_ = 0, wb_last_end_ = -1e300;
+  int wbt_windows_ = 0;
+  // The kernel writes up to a chunk of one file before it moves on; with wbt
+  // that chunk goes down in pieces as the queue has room.
+  FileId pass_file_ = 0;
+  double pass_left_ = 0;
   std::deque<InFlight> inflight_;
   double queued_bytes_ = 0, inflight_bytes_ = 0;
   double last_end_ = 0;  // end of the latest writeback chunk issued

@@ -71,7 +71,16 @@ const ParamSpec kTable[] = {
     {Layer::Host, "writeback_queue_bytes", Unit::Bytes, 0.0, 0, 1e12,
      "Writeback data the block layer holds submitted to the device at once (its request queue, as "
      "writeback throttling leaves it). A journal commit waits for all of it (filesystem "
-     "journal_commit_ms). 0 = one writeback chunk."},
+     "journal_commit_ms). 0 = one writeback chunk. Ignored with wbt_queue_depth."},
+    {Layer::Host, "wbt_queue_depth", Unit::Count, 0.0, 0, 100000,
+     "The device's request queue depth as Linux's writeback throttling (wbt) sees it (/sys/block/DEV/"
+     "device/queue_depth, else nr_requests). Background writeback then keeps at most wbt's background "
+     "depth of requests in flight: a quarter of 16 (at most of this depth) when writeback starts, "
+     "growing every 100 ms while it runs to a quarter of 3/4 of this depth; back down after 0.5 s idle. "
+     "0 = no writeback throttling modelled: writeback_queue_bytes bounds the queue."},
+    {Layer::Host, "writeback_request_bytes", Unit::Bytes, 0.0, 0, 1e10,
+     "Largest request the block layer builds from writeback (Linux: /sys/block/DEV/queue/max_sectors_kb); "
+     "with wbt_queue_depth, the unit of its depth. 0 = one writeback chunk."},
 
     // ---- filesystem ----
     {Layer::Filesystem, "cluster_bytes", Unit::Bytes, 4096.0, 512, 64.0 * 1048576,

@@ -5,7 +5,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
 #include "models/analytic.h"
+#include "models/host_cache.h"
 #include "models/model_device.h"
 #include "models/profile.h"
 #include "sequential_write.h"
@@ -410,6 +413,43 @@ TEST_CASE("host: a journal commit makes a buffered writer wait for the device's 
   }
   CHECK(worst > 0.1);  // ~16.8 MB / 100 MB/s less what was done since
   CHECK(worst < 0.2);
+}
+
+TEST_CASE("host: writeback throttling (wbt) sets how much a journal commit waits for", "[model][host]") {
+  // Linux's depths (block/blk-wbt.c): a loop device (queue depth 128) goes 4, 8,
+  // 16, 24 background requests in its first 100 ms windows of writeback (seen
+  // with the wbt_step tracepoint on the hostcache rig), 256 goes on to 48, a
+  // USB stick's depth 1 stays at 1.
+  for (int w : {0, 1, 2, 3, 4, 9}) CHECK(HostCache::wbt_background_depth(128, w) == std::vector{4, 8, 16, 24, 24, 24}[std::min(w, 5)]);
+  for (int w : {0, 1, 2, 3, 4, 5}) CHECK(HostCache::wbt_background_depth(256, w) == std::vector{4, 8, 16, 31, 48, 48}[w]);
+  for (int w : {0, 3}) CHECK(HostCache::wbt_background_depth(1, w) == 1);
+  CHECK(HostCache::wbt_background_depth(32, 0) == 4);
+  CHECK(HostCache::wbt_background_depth(32, 5) == 6);
+  // Flat out into the page cache over a 100 MB/s device, 8 MiB chunks: each
+  // commit (every second) waits for what the queue holds when it starts.
+  auto worst_commit_wait = [](const char* wbt) {
+    Profile q = make("sustained_mbps = 100", "journal_commit_ms = 1000",
+                     fmt::format("dirty_limit_bytes = 64e6\nmemory_mbps = 1000\nwriteback_chunk_bytes = 8388608\n{}", wbt));
+    ModelDevice d(q);
+    d.submit({OpKind::Create, 1}, 0);
+    double t = 0, worst = 0;
+    for (uint64_t i = 0; i < 400; ++i) {
+      auto c = d.submit({OpKind::Write, 1, i * 1048576, 1048576}, t);
+      worst = std::max(worst, c.done - t);
+      t = c.done;
+    }
+    return worst;
+  };
+  double chunk = worst_commit_wait("");
+  double loop = worst_commit_wait("wbt_queue_depth = 128\nwriteback_request_bytes = 1310720");
+  double usb = worst_commit_wait("wbt_queue_depth = 1\nwriteback_request_bytes = 122880");
+  INFO(fmt::format("chunk {} loop {} usb {}", chunk, loop, usb));
+  CHECK(chunk > 0.05);   // one 8 MiB chunk: 84 ms, less what was done since
+  CHECK(chunk < 0.09);
+  CHECK(loop > 0.25);    // 24 requests of 1.25 MiB: 31 MiB, 315 ms
+  CHECK(loop < 0.33);
+  CHECK(usb < 0.015);    // one 120 KiB request in flight (1.2 ms) after the throttle's own
+                         // wait for room for the 1 MiB write (10.5 ms)
 }
 
 TEST_CASE("host: below the background level dirty data waits, then goes down in chunks or when it expires",
