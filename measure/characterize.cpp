@@ -116,31 +116,6 @@ std::string block_stat_path(const std::string& dir, const FsInfo& fs) {
   return "";
 }
 
-// The block queue writeback goes through, from /sys (block/blk-wbt.c reads
-// the same): the device's queue depth as wbt sees it (the SCSI device's
-// queue_depth, else nr_requests), the largest request (max_sectors_kb) and
-// whether writeback throttling is on (wbt_lat_usec > 0; BFQ turns it off).
-struct BlockQueue {
-  double depth = 0, request_bytes = 0;
-  bool wbt = false;
-  std::string how;  // the files read, for the profile's source text
-};
-BlockQueue block_queue(const std::string& stat_path) {
-  BlockQueue q;
-  if (stat_path.empty()) return q;
-  std::string dev = stat_path.substr(0, stat_path.size() - std::string("/stat").size());
-  std::string dir = ::access((dev + "/queue").c_str(), R_OK) == 0 ? dev : dev + "/..";  // a partition: its disk's
-  double nr = read_number(dir + "/queue/nr_requests", 0), kb = read_number(dir + "/queue/max_sectors_kb", 0);
-  double scsi = read_number(dir + "/device/queue_depth", 0), lat = read_number(dir + "/queue/wbt_lat_usec", 0);
-  if (nr <= 0 || kb <= 0) return q;
-  q.depth = scsi > 0 ? scsi : nr, q.request_bytes = kb * 1024, q.wbt = lat > 0;
-  char real[PATH_MAX];
-  std::string shown = ::realpath(dir.c_str(), real) ? std::string(real) : dir;
-  q.how = fmt::format("{}: {} {:.0f}, max_sectors_kb {:.0f}, wbt_lat_usec {:.0f}", shown,
-                      scsi > 0 ? "device/queue_depth" : "nr_requests", q.depth, kb, lat);
-  return q;
-}
-
 // Sectors written and requests in flight, from a block device's stat file.
 bool block_activity(const std::string& path, double& written, double& in_flight) {
   std::ifstream f(path);
@@ -697,15 +672,19 @@ R run_characterize(const CharacterizeConfig& cfg) {
                           sysvm});
     // The block queue under the filesystem: how much writeback it holds
     // submitted at once, which a journal commit waits for.
-    if (BlockQueue q = block_queue(block_stat_path(cfg.path, rep.fs)); q.depth > 0) {
+    std::string stat_path = block_stat_path(cfg.path, rep.fs);
+    BlockQueue q = stat_path.empty() ? BlockQueue{} : block_queue(stat_path.substr(0, stat_path.rfind('/')));
+    if (q.depth > 0) {
       std::string sys = "/sys/block";
       cal.params.push_back({"host.writeback_request_bytes", q.request_bytes, 0, 0, 0, "kernel setting (" + q.how + ")", sys});
-      if (q.wbt)
+      if (q.wbt) {
         cal.params.push_back({"host.wbt_queue_depth", q.depth, 0, 0, 0, "kernel setting (" + q.how + ")", sys});
-      else
+        cal.params.push_back({"host.writeback_queue_bytes", 0, 0, 0, 0,
+                              "not used: writeback throttling (host.wbt_queue_depth) sets the queue", sys});
+      } else
         cal.params.push_back({"host.writeback_queue_bytes", q.depth * q.request_bytes, 0, 0, 0,
                               "kernel setting (" + q.how + "; writeback throttling off: the whole queue)", sys});
-    } else {
+    } else if (!rep.fs.userspace) {
       rep.notes.push_back("the block queue under the filesystem was not found in /sys: a journal commit is taken to "
                           "wait for one writeback chunk (host.writeback_queue_bytes)");
     }

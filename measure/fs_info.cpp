@@ -220,4 +220,24 @@ FsInfo fs_info(const std::string& dir) {
   return info;
 }
 
+BlockQueue block_queue(const std::string& dev_dir) {
+  BlockQueue q;
+  auto number = [](const std::string& path) {
+    std::ifstream f(path);
+    double v;
+    return (f >> v) ? v : 0.0;
+  };
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path dir = fs::exists(fs::path(dev_dir) / "queue", ec) ? fs::path(dev_dir) : fs::path(dev_dir) / "..";
+  double nr = number(dir / "queue/nr_requests"), kb = number(dir / "queue/max_sectors_kb");
+  double scsi = number(dir / "device/queue_depth"), lat = number(dir / "queue/wbt_lat_usec");
+  if (nr <= 0 || kb <= 0) return q;
+  q.depth = scsi > 0 ? scsi : nr, q.request_bytes = kb * 1024, q.wbt = lat > 0;
+  fs::path shown = fs::canonical(dir, ec);
+  q.how = fmt::format("{}: {} {:.0f}, max_sectors_kb {:.0f}, wbt_lat_usec {:.0f}", ec ? dir.string() : shown.string(),
+                      scsi > 0 ? "device/queue_depth" : "nr_requests", q.depth, kb, lat);
+  return q;
+}
+
 }  // namespace sd

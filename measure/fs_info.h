@@ -42,6 +42,19 @@ bool is_fuse_fstype(std::string_view fstype);
 // Returns false for a malformed line.
 bool parse_mountinfo_line(std::string_view line, std::string& mount_point, std::string& fstype, std::string& source,
                           std::string* super_options = nullptr);
+// The block queue writeback goes through, as block/blk-wbt.c sees it: the
+// device's queue depth (the SCSI device's queue_depth, else nr_requests),
+// the largest request (max_sectors_kb) and whether writeback throttling is
+// on (wbt_lat_usec > 0; the BFQ scheduler turns it off). `dev_dir` is the
+// device's sysfs directory (/sys/dev/block/MAJ:MIN); a partition's queue is
+// its disk's (the parent directory). depth = 0 when nothing was found.
+struct BlockQueue {
+  double depth = 0, request_bytes = 0;
+  bool wbt = false;
+  std::string how;  // the files read, for the profile's source text
+};
+BlockQueue block_queue(const std::string& dev_dir);
+
 // The journal commit interval of a mount: ext3/ext4 commit every `commit=`
 // seconds (mount option), 5 by default (kernel ext4 docs); 0 for the others.
 double journal_commit_seconds(std::string_view fstype, std::string_view super_options);

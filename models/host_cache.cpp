@@ -11,7 +11,7 @@ namespace sd {
 namespace {
 constexpr uint64_t kTimerStream = 100;  // apart from the stall processes' streams (0..3)
 constexpr double kWbtWindowS = 0.1;     // wbt's monitoring window while it scales up (win_nsec)
-constexpr double kWbtIdleS = 0.5;       // idle windows before it steps back (RWB_UNKNOWN_BUMP x window)
+constexpr double kWbtIdleS = 0.5;       // idle time per step back (RWB_UNKNOWN_BUMP windows; wbt_step: 0.52 s)
 }  // namespace
 
 int HostCache::wbt_background_depth(double queue_depth, int windows) {
@@ -247,7 +247,7 @@ void HostCache::pump(double until) {
       // After an idle spell wbt has stepped back towards its default depth.
       if (start - wb_last_end_ >= kWbtIdleS) {
         double k0 = std::clamp(wbt_window(wb_last_end_), 0.0, static_cast<double>(wbt_windows_));
-        double back = std::floor((start - wb_last_end_ - kWbtIdleS) / kWbtWindowS) + 1;
+        double back = std::floor((start - wb_last_end_) / kWbtIdleS);
         burst_start_ = start - std::max(0.0, k0 - back) * kWbtWindowS;
       }
       piece = std::min(piece, std::max(request_, queue_at(start) - inflight_at(start)));

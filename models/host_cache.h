@@ -26,8 +26,8 @@
 // at most the queue depth) when writeback starts after an idle spell and,
 // with writes only, doubles every 100 ms window towards a quarter of 3/4 of
 // the queue depth (on a loop device of depth 128: 4, 8, 16, 24 requests,
-// 5 to 30 MiB of 1.25 MiB requests); after 0.5 s without writeback it steps
-// back, one step per 100 ms. Writeback then submits as much of its chunk as
+// 5 to 30 MiB of 1.25 MiB requests); without writeback it steps back one
+// step per 0.5 s idle. Writeback then submits as much of its chunk as
 // the queue has room for (at least one request), so on a USB stick of depth 1
 // a commit waits for about one request, on a loop device for tens of MiB.
 //

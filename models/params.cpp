@@ -76,7 +76,7 @@ const ParamSpec kTable[] = {
      "The device's request queue depth as Linux's writeback throttling (wbt) sees it (/sys/block/DEV/"
      "device/queue_depth, else nr_requests). Background writeback then keeps at most wbt's background "
      "depth of requests in flight: a quarter of 16 (at most of this depth) when writeback starts, "
-     "growing every 100 ms while it runs to a quarter of 3/4 of this depth; back down after 0.5 s idle. "
+     "growing every 100 ms while it runs to a quarter of 3/4 of this depth; one step back per 0.5 s idle. "
      "0 = no writeback throttling modelled: writeback_queue_bytes bounds the queue."},
     {Layer::Host, "writeback_request_bytes", Unit::Bytes, 0.0, 0, 1e10,
      "Largest request the block layer builds from writeback (Linux: /sys/block/DEV/queue/max_sectors_kb); "

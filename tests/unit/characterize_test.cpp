@@ -342,3 +342,40 @@ TEST_CASE("characterize keeps to its default budget on a 16 GB stick and on a ca
     CHECK(phases.size() >= 8);                // progress named every phase
   }
 }
+
+TEST_CASE("the block queue writeback goes through is read from sysfs: disk, partition, SCSI depth, wbt off",
+          "[characterize][sysfs]") {
+  TempDir root;
+  namespace fs = std::filesystem;
+  auto put = [](const fs::path& p, const char* text) {
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << text << "\n";
+  };
+  // A loop device as this machine shows it (depth 128, 1280 KiB requests, wbt on).
+  fs::path loop = fs::path(root.path) / "loop0";
+  put(loop / "queue/nr_requests", "128");
+  put(loop / "queue/max_sectors_kb", "1280");
+  put(loop / "queue/wbt_lat_usec", "2000");
+  BlockQueue q = block_queue(loop.string());
+  CHECK(q.depth == 128);
+  CHECK(q.request_bytes == 1280 * 1024);
+  CHECK(q.wbt);
+  CHECK(q.how.find("nr_requests 128") != std::string::npos);
+  // A USB stick's partition: the disk's queue, its SCSI queue_depth (1) over nr_requests.
+  fs::path sdb = fs::path(root.path) / "sdb";
+  put(sdb / "queue/nr_requests", "2");
+  put(sdb / "queue/max_sectors_kb", "120");
+  put(sdb / "queue/wbt_lat_usec", "75000");
+  put(sdb / "device/queue_depth", "1");
+  fs::create_directories(sdb / "sdb1");
+  q = block_queue((sdb / "sdb1").string());
+  CHECK(q.depth == 1);
+  CHECK(q.request_bytes == 120 * 1024);
+  CHECK(q.wbt);
+  CHECK(q.how.find("device/queue_depth 1") != std::string::npos);
+  // BFQ (or wbt_lat_usec = 0): no throttling.
+  put(sdb / "queue/wbt_lat_usec", "0");
+  CHECK_FALSE(block_queue((sdb / "sdb1").string()).wbt);
+  // Nothing there: depth 0, and the caller falls back to one chunk.
+  CHECK(block_queue((fs::path(root.path) / "none").string()).depth == 0);
+}
