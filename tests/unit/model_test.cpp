@@ -31,6 +31,20 @@ Profile make(const std::string& device_params, const std::string& fs_params = ""
   return out;
 }
 
+// Creates file 1 on `d` and writes `writes` MiB to it flat out, 1 MiB a call;
+// returns the longest call (and, in `end`, when the last one returned).
+double worst_flat_out_call(ModelDevice& d, uint64_t writes, double* end = nullptr) {
+  d.submit({OpKind::Create, 1}, 0);
+  double t = 0, worst = 0;
+  for (uint64_t i = 0; i < writes; ++i) {
+    auto c = d.submit({OpKind::Write, 1, i * 1048576, 1048576}, t);
+    worst = std::max(worst, c.done - t);
+    t = c.done;
+  }
+  if (end) *end = t;
+  return worst;
+}
+
 double write_time(ModelDevice& d, FileId f, uint64_t off, uint64_t n, double now, bool direct = true) {
   auto c = d.submit({OpKind::Write, f, off, n, direct}, now);
   REQUIRE(c.error == 0);
@@ -340,13 +354,7 @@ TEST_CASE("host: a userspace driver's stalls block the writer even with room in 
                    "userspace = 1\nstall_interval_mb = 10\nstall_duration_ms = 500\nrequest_us = 100\nrequest_bytes = 131072",
                    "dirty_limit_bytes = 1e9\nmemory_mbps = 1000");
   ModelDevice d(p, {.seed = 3});
-  d.submit({OpKind::Create, 1}, 0);
-  double t = 0, worst = 0;
-  for (uint64_t i = 0; i < 100; ++i) {
-    auto c = d.submit({OpKind::Write, 1, i * 1048576, 1048576}, t);
-    worst = std::max(worst, c.done - t);
-    t = c.done;
-  }
+  double t = 0, worst = worst_flat_out_call(d, 100, &t);
   // 100 MiB fit in the cache, yet some calls took a stall's time.
   CHECK(worst > 0.1);
   CHECK(d.state(t).stalls > 3);
@@ -404,13 +412,7 @@ TEST_CASE("host: a journal commit makes a buffered writer wait for the device's 
   Profile q = make("sustained_mbps = 100", "journal_commit_ms = 1000",
                    "dirty_limit_bytes = 64e6\nmemory_mbps = 1000\nwriteback_queue_bytes = 16777216");
   ModelDevice d(q);
-  d.submit({OpKind::Create, 1}, 0);
-  double t = 0, worst = 0;
-  for (uint64_t i = 0; i < 400; ++i) {  // flat out for ~4 s: the queue is full at every commit
-    auto c = d.submit({OpKind::Write, 1, i * 1048576, 1048576}, t);
-    worst = std::max(worst, c.done - t);
-    t = c.done;
-  }
+  double worst = worst_flat_out_call(d, 400);  // flat out for ~4 s: the queue is full at every commit
   CHECK(worst > 0.1);  // ~16.8 MB / 100 MB/s less what was done since
   CHECK(worst < 0.2);
 }
@@ -431,14 +433,7 @@ TEST_CASE("host: writeback throttling (wbt) sets how much a journal commit waits
     Profile q = make("sustained_mbps = 100", "journal_commit_ms = 1000",
                      fmt::format("dirty_limit_bytes = 64e6\nmemory_mbps = 1000\nwriteback_chunk_bytes = 8388608\n{}", wbt));
     ModelDevice d(q);
-    d.submit({OpKind::Create, 1}, 0);
-    double t = 0, worst = 0;
-    for (uint64_t i = 0; i < 400; ++i) {
-      auto c = d.submit({OpKind::Write, 1, i * 1048576, 1048576}, t);
-      worst = std::max(worst, c.done - t);
-      t = c.done;
-    }
-    return worst;
+    return worst_flat_out_call(d, 400);
   };
   double chunk = worst_commit_wait("");
   double loop = worst_commit_wait("wbt_queue_depth = 128\nwriteback_request_bytes = 1310720");
