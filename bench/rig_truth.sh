@@ -78,6 +78,8 @@ do_predict() {
       mkdir -p "$out/traces-$r"
       # shellcheck disable=SC2086  # CHARACTERIZE_ARGS: extra options, split on spaces
       "$STREAMDISK" characterize "$dir/mnt" -o "$prof" --keep-traces "$out/traces-$r" ${CHARACTERIZE_ARGS:-} >"$out/predict-$r.log" 2>&1
+      # The log names the kept traces by absolute path: relative to the repository instead.
+      sed -i "s|$root/||g" "$out/predict-$r.log"
     else
       tool="measure+calibrate"
       {
