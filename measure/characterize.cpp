@@ -51,12 +51,6 @@ struct Target {
 
 // ---- the kernel's side: dirty limit and device activity ----
 
-double read_number(const std::string& path, double dflt) {
-  std::ifstream f(path);
-  double v;
-  return (f >> v) ? v : dflt;
-}
-
 double meminfo_bytes(const std::string& key) {
   std::ifstream f("/proc/meminfo");
   for (std::string line; std::getline(f, line);)
@@ -101,13 +95,13 @@ double kernel_writeback_chunk(double device_bps, double limit) {
   return std::max(mib4, std::floor((pages + mib4) / mib4) * mib4);
 }
 
-// /sys/dev/block/MAJ:MIN/stat of the device holding `dir` (for a FUSE
-// filesystem on a block device: its mount source), or "".
-std::string block_stat_path(const std::string& dir, const FsInfo& fs) {
+// /sys/dev/block/MAJ:MIN of the device holding `dir` (for a FUSE filesystem
+// on a block device: its mount source) when its stat file is readable, or "".
+std::string block_dev_dir(const std::string& dir, const FsInfo& fs) {
   struct stat st{};
   auto try_dev = [](dev_t d) {
-    std::string p = fmt::format("/sys/dev/block/{}:{}/stat", major(d), minor(d));
-    return ::access(p.c_str(), R_OK) == 0 ? p : std::string();
+    std::string p = fmt::format("/sys/dev/block/{}:{}", major(d), minor(d));
+    return ::access((p + "/stat").c_str(), R_OK) == 0 ? p : std::string();
   };
   if (::stat(dir.c_str(), &st) == 0)
     if (std::string p = try_dev(st.st_dev); !p.empty()) return p;
@@ -145,7 +139,8 @@ void wait_idle(Target& t, const std::string& dir, const FsInfo& fs, double need,
     ::syncfs(fd);
     ::close(fd);
   }
-  std::string stat = block_stat_path(dir, fs);
+  std::string stat = block_dev_dir(dir, fs);
+  if (!stat.empty()) stat += "/stat";
   rep.idle_how = stat.empty() ? "the kernel's Dirty + Writeback totals (no block device found)"
                               : "the block device's written sectors (" + stat + ")";
   double quiet_since = t.clock->now(), last_w = -1, inflight = 0;
@@ -672,8 +667,8 @@ R run_characterize(const CharacterizeConfig& cfg) {
                           sysvm});
     // The block queue under the filesystem: how much writeback it holds
     // submitted at once, which a journal commit waits for.
-    std::string stat_path = block_stat_path(cfg.path, rep.fs);
-    BlockQueue q = stat_path.empty() ? BlockQueue{} : block_queue(stat_path.substr(0, stat_path.rfind('/')));
+    std::string dev_dir = block_dev_dir(cfg.path, rep.fs);
+    BlockQueue q = dev_dir.empty() ? BlockQueue{} : block_queue(dev_dir);
     if (q.depth > 0) {
       std::string sys = "/sys/block";
       cal.params.push_back({"host.writeback_request_bytes", q.request_bytes, 0, 0, 0, "kernel setting (" + q.how + ")", sys});

@@ -220,13 +220,15 @@ FsInfo fs_info(const std::string& dir) {
   return info;
 }
 
+double read_number(const std::string& path, double dflt) {
+  std::ifstream f(path);
+  double v;
+  return (f >> v) ? v : dflt;
+}
+
 BlockQueue block_queue(const std::string& dev_dir) {
   BlockQueue q;
-  auto number = [](const std::string& path) {
-    std::ifstream f(path);
-    double v;
-    return (f >> v) ? v : 0.0;
-  };
+  auto number = [](const std::filesystem::path& path) { return read_number(path, 0); };
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::path dir = fs::exists(fs::path(dev_dir) / "queue", ec) ? fs::path(dev_dir) : fs::path(dev_dir) / "..";

@@ -48,6 +48,10 @@ bool parse_mountinfo_line(std::string_view line, std::string& mount_point, std::
 // on (wbt_lat_usec > 0; the BFQ scheduler turns it off). `dev_dir` is the
 // device's sysfs directory (/sys/dev/block/MAJ:MIN); a partition's queue is
 // its disk's (the parent directory). depth = 0 when nothing was found.
+// The first number in a file (a /proc or /sys setting), or `dflt` when it
+// cannot be read.
+double read_number(const std::string& path, double dflt);
+
 struct BlockQueue {
   double depth = 0, request_bytes = 0;
   bool wbt = false;

@@ -77,10 +77,13 @@ double HostCache::wbt_window(double t) const {
   return std::floor((t - burst_start_) / kWbtWindowS + 1e-9);
 }
 
+int HostCache::wbt_step_at(double t) const {
+  return std::clamp(static_cast<int>(wbt_window(t)), 0, wbt_windows_);
+}
+
 double HostCache::queue_at(double t) const {
   if (wbt_qd_ <= 0) return queue_;
-  int windows = std::clamp(static_cast<int>(wbt_window(t)), 0, wbt_windows_);
-  return wbt_background_depth(wbt_qd_, windows) * request_;
+  return wbt_background_depth(wbt_qd_, wbt_step_at(t)) * request_;
 }
 
 double HostCache::inflight_at(double t) const {
@@ -137,16 +140,16 @@ bool HostCache::next_chunk(double& start, FileId& file) const {
     start = slot_time(unit, std::max(ready, draining_ && background_ > 0 ? drain_from_ : 0.0));
     return true;
   }
-  double best = std::numeric_limits<double>::infinity();
-  for (const auto& [f, fq] : by_file_) {
-    if (fq.bytes <= 0) continue;
-    double due = std::max(tick(fq.since + expire_), oldest_ready(fq));
-    if (due < best || (pass == &fq && due < std::numeric_limits<double>::infinity())) {
-      best = due, file = f;
-      if (pass == &fq) break;
-    }
-  }
-  if (best == std::numeric_limits<double>::infinity()) return false;
+  auto due_of = [&](const FileQueue& fq) { return std::max(tick(fq.since + expire_), oldest_ready(fq)); };
+  constexpr double never = std::numeric_limits<double>::infinity();
+  double best = pass ? due_of(*pass) : never;
+  if (best < never)
+    file = pass_file_;
+  else
+    for (const auto& [f, fq] : by_file_)
+      if (fq.bytes > 0)
+        if (double due = due_of(fq); due < best) best = due, file = f;
+  if (best == never) return false;
   start = slot_time(unit, best);
   return true;
 }
@@ -246,9 +249,8 @@ void HostCache::pump(double until) {
     if (wbt_qd_ > 0) {
       // After an idle spell wbt has stepped back towards its default depth.
       if (start - wb_last_end_ >= kWbtIdleS) {
-        double k0 = std::clamp(wbt_window(wb_last_end_), 0.0, static_cast<double>(wbt_windows_));
         double back = std::floor((start - wb_last_end_) / kWbtIdleS);
-        burst_start_ = start - std::max(0.0, k0 - back) * kWbtWindowS;
+        burst_start_ = start - std::max(0.0, wbt_step_at(wb_last_end_) - back) * kWbtWindowS;
       }
       piece = std::min(piece, std::max(request_, queue_at(start) - inflight_at(start)));
     }

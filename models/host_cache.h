@@ -98,6 +98,7 @@ class HostCache {
   double queue_at(double t) const;
   double inflight_at(double t) const;  // submitted bytes not finished by t
   double wbt_window(double t) const;   // wbt's 100 ms windows since burst_start_ (may be < 0)
+  int wbt_step_at(double t) const;     // the same, within 0..wbt_windows_: how far wbt has scaled up
   // Commits due at or before `t` (and before any chunk issued after them).
   void commit_until(double t);
   // When a buffered write arriving at `now` may proceed past the journal.
