@@ -78,7 +78,9 @@ double HostCache::wbt_window(double t) const {
 }
 
 int HostCache::wbt_step_at(double t) const {
-  return std::clamp(static_cast<int>(wbt_window(t)), 0, wbt_windows_);
+  // Clamped as a double: before any writeback (wb_last_end_ = -1e300) the
+  // window number is far outside int.
+  return static_cast<int>(std::clamp(wbt_window(t), 0.0, static_cast<double>(wbt_windows_)));
 }
 
 double HostCache::queue_at(double t) const {

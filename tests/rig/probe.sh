@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # What blocks a recorder on a rig: one reference-recorder run on a fresh rig with the
 # kernel's own account of it beside it. Evidence for the model, not a test.
-#   - jbd2 commits (tracefs events jbd2_start_commit / jbd2_end_commit): start, length;
+#   - jbd2 commits (tracefs events jbd2_start_commit / jbd2_end_commit): start, length,
+#     and their phases (jbd2_commit_locking: waiting for open handles, so new ones
+#     wait; _flushing: the ordered data goes down; _logging: the journal's own write);
 #   - the block layer's writeback throttling depth changes (wbt_step), if enabled;
 #   - /proc/meminfo Dirty and Writeback every 20 ms;
 #   - the kernel stack of every recorder thread found blocked (state D) at a sample.
@@ -73,7 +75,8 @@ fi
 mnt=$("$here/rig.sh" up "$rig" "$dir" "${extra[@]}") || die "rig.sh up $rig failed"
 inst=$tr/instances/streamdisk-probe-$$
 mkdir "$inst" || die "cannot create a tracefs instance in $tr/instances"
-for e in jbd2/jbd2_start_commit jbd2/jbd2_end_commit wbt/wbt_step; do
+for e in jbd2/jbd2_start_commit jbd2/jbd2_commit_locking jbd2/jbd2_commit_flushing \
+         jbd2/jbd2_commit_logging jbd2/jbd2_end_commit wbt/wbt_step; do
   [ -e "$inst/events/$e/enable" ] && echo 1 >"$inst/events/$e/enable"
 done
 echo 4096 >"$inst/buffer_size_kb" 2>/dev/null
@@ -114,9 +117,9 @@ from collections import Counter
 out, slow = sys.argv[1], float(sys.argv[2])
 rec = json.load(open(f"{out}/refrec.json"))
 t0 = rec["start_monotonic_s"]
-commits, starts, steps = [], {}, []
+commits, starts, steps, phases = [], {}, [], {}
 for line in open(f"{out}/trace.txt"):
-    m = re.search(r"\s(\d+\.\d+): (jbd2_start_commit|jbd2_end_commit|wbt_step): (.*)", line)
+    m = re.search(r"\s(\d+\.\d+): (jbd2_start_commit|jbd2_commit_\w+|jbd2_end_commit|wbt_step): (.*)", line)
     if not m:
         continue
     t, ev, rest = float(m.group(1)) - t0, m.group(2), m.group(3)
@@ -124,10 +127,13 @@ for line in open(f"{out}/trace.txt"):
         steps.append((t, rest))
         continue
     tid = re.search(r"transaction (\d+)", rest).group(1)
+    if ev.startswith("jbd2_commit_"):
+        phases.setdefault(tid, {})[ev[len("jbd2_commit_"):]] = t
+        continue
     if ev == "jbd2_start_commit":
         starts[tid] = t
     elif tid in starts:
-        commits.append((starts.pop(tid), t))
+        commits.append((starts.pop(tid), t, phases.pop(tid, {})))
 samples = []
 for line in open(f"{out}/samples.txt"):
     f = line.split()
@@ -138,12 +144,14 @@ def wb_at(t):
     return best[2] / 1024 if best else float("nan")
 print(f"recorder: {rec['rate_MBps']} MB/s, {rec['buffer_bytes'] >> 10} KiB ring, {rec['overruns']} overrun(s), "
       f"max write {rec['max_write_latency_s']:.3f} s")
-durs = sorted(e - s for s, e in commits)
+def phase_text(s, ph):
+    return ", ".join(f"{k} +{v - s:.3f}" for k, v in sorted(ph.items(), key=lambda kv: kv[1]))
+durs = sorted(e - s for s, e, _ in commits)
 if durs:
     print(f"jbd2 commits: {len(durs)}, length median {durs[len(durs) // 2]:.3f} s, max {durs[-1]:.3f} s")
-for s, e in commits:
+for s, e, ph in commits:
     if e - s >= slow:
-        print(f"  commit at {s:7.2f} s took {e - s:.3f} s (Writeback at its start {wb_at(s):.1f} MiB)")
+        print(f"  commit at {s:7.2f} s took {e - s:.3f} s (Writeback at its start {wb_at(s):.1f} MiB; {phase_text(s, ph)})")
 if steps:
     print(f"wbt depth changes: {len(steps)}; last: {steps[-1][1]}")
 print(f"recorder writes slower than {slow} s:")
@@ -151,10 +159,12 @@ for line in list(open(f"{out}/lat.csv"))[1:]:
     st, lat = map(float, line.split(","))
     if lat < slow:
         continue
-    inside = [(s, e) for s, e in commits if s <= st + lat and e >= st]
+    inside = [(s, e, ph) for s, e, ph in commits if s <= st + lat and e >= st]
     stacks = {s[3] for s in samples if st <= s[0] <= st + lat and s[3]}
     print(f"  at {st:7.2f} s: {lat:.3f} s; Writeback {wb_at(st):.1f} MiB; "
-          + (f"commit {inside[0][0]:.2f}-{inside[0][1]:.2f} s; " if inside else "no commit; ")
+          + (f"commit {inside[0][0]:.2f}-{inside[0][1]:.2f} s ({phase_text(inside[0][0], inside[0][2])}), "
+             f"released at +{st + lat - inside[0][0]:.3f}; "
+             if inside else "no commit; ")
           + (f"blocked in {' | '.join(sorted(stacks))}" if stacks else "no blocked stack sampled"))
 blocked = Counter(" ".join(re.sub(r"\+.*", "", f) for f in line.split()[4:])
                   for line in open(f"{out}/samples.txt") if line.split()[3:4] == ["D"])
