@@ -129,8 +129,11 @@ rig_down() {
     for i in 1 2 3 4 5 6 7 8 9 10; do umount "$mnt" 2>/dev/null && break; sleep 1; done
     is_mounted "$mnt" && { note "umount $mnt failed; detaching it lazily"; umount -l "$mnt"; }
   fi
-  # 3. Detach the loop device, only if it still points at this rig's file.
+  # 3. Detach the loop device, only if it still points at this rig's file (its bdi's
+  #    min_ratio back first: loop devices outlive the rig).
   if [ -n "$loop" ] && losetup "$loop" 2>/dev/null | grep -q "$DIR/nbd/disk"; then
+    local orig; orig=$(state_get BDI_MIN_RATIO_ORIG)
+    [ -n "$orig" ] && echo "$orig" >"/sys/block/${loop#/dev/}/bdi/min_ratio" 2>/dev/null
     for i in 1 2 3 4 5; do losetup -d "$loop" 2>/dev/null && break; sleep 1; done
     for i in $(seq 50); do losetup "$loop" >/dev/null 2>&1 || break; sleep 0.1; done
   fi
@@ -181,6 +184,18 @@ rig_up() {
 
   local loop; loop=$(losetup -f --show --direct-io=on "$DIR/nbd/disk")
   state_set LOOP "$loop"
+  # The kernel gives each device a share of the dirty thresholds by its recent writeout
+  # (bdi min_ratio/max_ratio, Documentation/ABI/testing/sysfs-class-bdi): a machine
+  # whose own disk is busy (a build) shrinks the rig's share, and background writeback
+  # then starts early on the rig, as it would not on a recorder with the machine to
+  # itself. min_ratio keeps the rig's share nearly whole (99 %, the most the kernel
+  # allows; 50 % if another device already holds a minimum); restored on `down`.
+  local bdi=/sys/block/${loop#/dev/}/bdi/min_ratio r
+  if [ -w "$bdi" ]; then
+    state_set BDI_MIN_RATIO_ORIG "$(cat "$bdi")"
+    for r in 99 50; do echo "$r" >"$bdi" 2>/dev/null && break; done
+    [ "$(cat "$bdi")" -ge 50 ] || note "could not give the rig's device a minimum share of the dirty limits: results depend on this machine's other writes"
+  fi
   case "$FS" in
     ext4)  mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$loop"; mount -t ext4 "$loop" "$DIR/mnt" ;;
     exfat) mkfs.exfat "$loop" >/dev/null; mount.exfat-fuse "$loop" "$DIR/mnt" >/dev/null ;;

@@ -13,7 +13,7 @@
 # of a steep curve, and `truth` is the highest rate found SAFE.
 #
 # Usage: truth.sh RIG BUFFER [--lo MB/s] [--hi MB/s] [--repeats N] [--duration 60s]
-#                 [--block 256KiB] [--tol 0.025] [--out DIR] [--dir RIGDIR] [KEY=VALUE ...]
+#                 [--block 256KiB] [--tol 0.025] [--start idle|warm] [--out DIR] [--dir RIGDIR] [KEY=VALUE ...]
 # Example: tests/rig/truth.sh stalls 4MiB --lo 2 --hi 16 --repeats 3 --out bench/rig_truth
 # Prints one JSON summary line (also appended to OUT/summary.jsonl); each run's refrec
 # JSON goes to OUT/runs.jsonl. KEY=VALUE pairs are passed to rig.sh up.
@@ -23,28 +23,46 @@
 # Clopper-Pearson 95 % interval of P(>=1 overrun)); bench/rig_compare.py holds
 # runs.jsonl against the model's probabilities.
 # Example: tests/rig/truth.sh fuse 4MiB --rates "6 9 12" --repeats 4 --out /tmp/freq
+#
+# --start idle (default) starts the recorder on the fresh, idle rig: the journal's
+# commit timer and the kernel flusher's wake-ups then both start from the recorder's
+# first writes, so every run meets them at the same points (a step in rate, not a
+# probability). --start warm gives them random phases, as on a disk something else
+# already writes to: a ticker rewrites 4 KiB of another file every 0.2 s from 10 s
+# before; after a random 0-5 s a `sync -f` restarts the commit timer, after another
+# random 0-5 s the flushers are woken (dirty_writeback_centisecs written with its own
+# value minus one, then back: a machine-wide setting, restored at once), and after a
+# third random 0-5 s the recorder starts. Each run's delays go into runs.jsonl.
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 case "${1:-}" in -h|--help|help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; exit 0 ;; esac
 die() { echo "truth.sh: $*" >&2; exit 2; }
-[ $# -ge 2 ] || die "usage: truth.sh RIG BUFFER [--lo MB/s] [--hi MB/s] [--repeats N] [--duration 60s] [--block 256KiB] [--tol 0.025] [--out DIR]"
+[ $# -ge 2 ] || die "usage: truth.sh RIG BUFFER [--lo MB/s] [--hi MB/s] [--repeats N] [--duration 60s] [--block 256KiB] [--tol 0.025] [--start idle|warm] [--out DIR]"
 rig=$1 buffer=$2; shift 2
-lo=1 hi=32 repeats=3 duration=60s block=256KiB tol=0.025 out=. rigdir=/tmp/truth-$rig-$buffer-$$ rates=
+lo=1 hi=32 repeats=3 duration=60s block=256KiB tol=0.025 out=. rigdir=/tmp/truth-$rig-$buffer-$$ rates= start=idle
 overrides=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --lo) lo=$2; shift 2 ;; --hi) hi=$2; shift 2 ;; --repeats) repeats=$2; shift 2 ;;
     --duration) duration=$2; shift 2 ;; --block) block=$2; shift 2 ;; --tol) tol=$2; shift 2 ;;
     --out) out=$2; shift 2 ;; --dir) rigdir=$2; shift 2 ;; --rates) rates=$2; shift 2 ;;
+    --start) start=$2; shift 2 ;;
     *=*) overrides+=("$1"); shift ;;
     *) die "unknown argument '$1': see the usage in $0" ;;
   esac
 done
 command -v jq >/dev/null || die "jq not found: install it (run.sh does)"
+case "$start" in idle|warm) ;; *) die "--start $start: use idle (the recorder starts on the fresh rig) or warm (random timer phases)" ;; esac
 awk -v a="$lo" -v b="$hi" 'BEGIN { exit !(a > 0 && b > a) }' || die "need 0 < --lo < --hi (MB/s), got $lo and $hi"
 mkdir -p "$out" || die "cannot create $out"
 export RIG_WAIT_S=${RIG_WAIT_S:-3600}  # rigs with other vm.dirty_* values may be up: wait for them
-trap '"$here/rig.sh" down "$rigdir"' EXIT
+wb_orig=$(cat /proc/sys/vm/dirty_writeback_centisecs)
+ticker=
+warm_down() {  # stop the ticker; the flushers' interval as it was
+  [ -n "$ticker" ] && { kill "$ticker" 2>/dev/null; wait "$ticker" 2>/dev/null; ticker=; }
+  echo "$wb_orig" >/proc/sys/vm/dirty_writeback_centisecs
+}
+trap 'warm_down; "$here/rig.sh" down "$rigdir"' EXIT
 trap 'exit 130' INT TERM
 
 t_start=$(date +%s)
@@ -53,15 +71,32 @@ nruns=0
 run() {
   local rate=$1 i=$2 res
   "$here/rig.sh" up "$rig" "$rigdir" "${overrides[@]}" >/dev/null || die "rig $rig did not come up"
+  local delays=null
+  if [ "$start" = warm ]; then
+    local a b c
+    read -r a b c < <(awk -v s="$RANDOM$RANDOM" 'BEGIN { srand(s); printf "%.3f %.3f %.3f", 5 * rand(), 5 * rand(), 5 * rand() }')
+    ( while :; do dd if=/dev/urandom of="$rigdir/mnt/ticker" bs=4096 count=1 conv=notrunc status=none; sleep 0.2; done ) &
+    ticker=$!
+    sleep 10; sleep "$a"
+    sync -f "$rigdir/mnt"
+    sleep "$b"
+    if [ "$wb_orig" -gt 1 ]; then
+      echo $((wb_orig - 1)) >/proc/sys/vm/dirty_writeback_centisecs; echo "$wb_orig" >/proc/sys/vm/dirty_writeback_centisecs
+    fi
+    sleep "$c"
+    delays="[$a,$b,$c]"
+  fi
   # Real-time priority: overruns must come from the storage, not from the other
   # processes on this machine. The rig's own daemons keep their normal priority.
   res=$(chrt -f 20 "$here/refrec.sh" "$rigdir/mnt/rec.raw" --rate "$rate" --buffer "$buffer" \
         --block "$block" --duration "$duration" 2>&1)
   local pauses; pauses=$(grep -c ' pause' "$rigdir/events.log" 2>/dev/null)
+  warm_down
   "$here/rig.sh" down "$rigdir"
   nruns=$((nruns + 1))
-  echo "$res" | jq -c --arg rig "$rig" --arg i "$i" --arg p "${pauses:-0}" \
-    '. + {rig: $rig, run: ($i | tonumber), pauses_injected: ($p | tonumber)}' >>"$out/runs.jsonl" \
+  echo "$res" | jq -c --arg rig "$rig" --arg i "$i" --arg p "${pauses:-0}" --arg st "$start" --argjson dl "$delays" \
+    '. + {rig: $rig, run: ($i | tonumber), pauses_injected: ($p | tonumber), start: $st}
+       + (if $dl == null then {} else {warm_delays_s: $dl} end)' >>"$out/runs.jsonl" \
     || { echo "truth.sh: refrec failed: $res" >&2; exit 1; }
   ov=$(echo "$res" | jq -r '.overruns')
 }
@@ -84,8 +119,8 @@ if [ -n "$rates" ]; then
         function lower(n, k,   a, b, m, j) { if (k == 0) return 0; a = 0; b = 1; for (j = 0; j < 60; j++) { m = (a+b)/2; if (tail_ge(m, n, k) < 0.025) a = m; else b = m } return a }
         function upper(n, k,   a, b, m, j) { if (k == n) return 1; a = 0; b = 1; for (j = 0; j < 60; j++) { m = (a+b)/2; if (1 - tail_ge(m, n, k + 1) < 0.025) b = m; else a = m } return b }
         BEGIN { printf "[%.4f,%.4f]", lower(n, k), upper(n, k) }')" \
-      '{rig: $rig, buffer: $buffer, duration: $d, rate_MBps: $rate, runs: $n, overran: $k,
-        p_overrun: ($k / $n), p_overrun_95pct: $b}' | tee -a "$out/frequencies.jsonl"
+      --arg st "$start" '{rig: $rig, buffer: $buffer, duration: $d, rate_MBps: $rate, runs: $n, overran: $k,
+        p_overrun: ($k / $n), p_overrun_95pct: $b, start: $st}' | tee -a "$out/frequencies.jsonl"
   done
   exit 0
 fi
