@@ -16,7 +16,9 @@
 # Ends with the most common blocked stacks of the whole run.
 #
 # Usage (as root): probe.sh RIG RATE BUFFER [--duration 60s] [--block 256KiB]
-#                  [--slow 0.1] [--out DIR] [KEY=VALUE ...]
+#                  [--slow 0.1] [--start idle|warm] [--out DIR] [KEY=VALUE ...]
+# --start warm: random phases for the journal's and the flushers' timers first
+# (tests/rig/warm.sh), as truth.sh --start warm.
 # Example: tests/rig/probe.sh hostcache 5.4MB/s 1MiB --out /tmp/probe
 # Writes DIR/refrec.json, DIR/lat.csv, DIR/samples.txt, DIR/bdi.txt, DIR/trace.txt, DIR/report.txt
 # (without --out, DIR is a new directory /tmp/streamdisk-probe.XXXXXX).
@@ -30,17 +32,21 @@ die() { echo "probe.sh: $*" >&2; exit 2; }
 [ $# -ge 3 ] || die "usage: probe.sh RIG RATE BUFFER [--duration 60s] [--block 256KiB] [--slow 0.1] [--out DIR] (example: probe.sh hostcache 5.4MB/s 1MiB)"
 [ "$(id -u)" = 0 ] || die "needs root (rigs, tracefs): run it with sudo"
 rig=$1 rate=$2 buffer=$3; shift 3
-duration=60s block=256KiB slow=0.1 out= extra=()
+duration=60s block=256KiB slow=0.1 out= extra=() start=idle
 while [ $# -gt 0 ]; do
   case $1 in
     --duration) duration=$2; shift 2 ;;
     --block) block=$2; shift 2 ;;
     --slow) slow=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
+    --start) start=$2; shift 2 ;;
     *=*) extra+=("$1"); shift ;;
     *) die "unknown option $1 (see the usage at the top of $0)" ;;
   esac
 done
+case "$start" in idle|warm) ;; *) die "--start $start: use idle or warm" ;; esac
+# shellcheck source=tests/rig/warm.sh
+. "$here/warm.sh"
 [ -f "$here/rigs/$rig.conf" ] || die "no rig named $rig: one of $(ls "$here/rigs" | sed 's/\.conf$//' | tr '\n' ' ')"
 # Without --out, a new private directory (not a guessable name in /tmp: this runs as root).
 if [ -z "$out" ]; then out=$(mktemp -d /tmp/streamdisk-probe.XXXXXX) || die "cannot create a directory in /tmp"
@@ -48,6 +54,7 @@ else mkdir -p "$out" || die "cannot create $out"; fi
 dir=$(mktemp -d /tmp/probe-rig-XXXXXX)
 mounted_debug= mounted_trace= inst=
 cleanup() {
+  warm_down
   [ -n "${sampler:-}" ] && kill "$sampler" 2>/dev/null
   [ -n "${bdisampler:-}" ] && kill "$bdisampler" 2>/dev/null
   if [ -n "$inst" ] && [ -d "$inst" ]; then
@@ -93,6 +100,7 @@ echo mono >"$inst/trace_clock" 2>/dev/null  # CLOCK_MONOTONIC, as refrec's start
 echo 1 >"$inst/tracing_on"
 
 "$here/refrec.sh" "$dir/compile-check.raw" --rate 1 --duration 0.01s >/dev/null  # compile outside the run
+[ "$start" = warm ] && warm_up "$mnt" && echo "probe.sh: warm start, delays $WARM_DELAYS s" >&2
 chrt -f 20 "$here/refrec.sh" "$mnt/probe.raw" --rate "$rate" --buffer "$buffer" --block "$block" \
   --duration "$duration" --log "$out/lat.csv" >"$out/refrec.json" &
 rec=$!  # chrt and refrec.sh exec: the recorder keeps this pid

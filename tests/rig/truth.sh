@@ -27,12 +27,9 @@
 # --start idle (default) starts the recorder on the fresh, idle rig: the journal's
 # commit timer and the kernel flusher's wake-ups then both start from the recorder's
 # first writes, so every run meets them at the same points (a step in rate, not a
-# probability). --start warm gives them random phases, as on a disk something else
-# already writes to: a ticker rewrites 4 KiB of another file every 0.2 s from 10 s
-# before; after a random 0-5 s a `sync -f` restarts the commit timer, after another
-# random 0-5 s the flushers are woken (dirty_writeback_centisecs written with its own
-# value minus one, then back: a machine-wide setting, restored at once), and after a
-# third random 0-5 s the recorder starts. Each run's delays go into runs.jsonl.
+# probability). --start warm gives them random phases first, as on a disk something
+# else already writes to (tests/rig/warm.sh says how); each run's random delays go
+# into runs.jsonl.
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 case "${1:-}" in -h|--help|help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; exit 0 ;; esac
@@ -56,12 +53,8 @@ case "$start" in idle|warm) ;; *) die "--start $start: use idle (the recorder st
 awk -v a="$lo" -v b="$hi" 'BEGIN { exit !(a > 0 && b > a) }' || die "need 0 < --lo < --hi (MB/s), got $lo and $hi"
 mkdir -p "$out" || die "cannot create $out"
 export RIG_WAIT_S=${RIG_WAIT_S:-3600}  # rigs with other vm.dirty_* values may be up: wait for them
-wb_orig=$(cat /proc/sys/vm/dirty_writeback_centisecs)
-ticker=
-warm_down() {  # stop the ticker; the flushers' interval as it was
-  [ -n "$ticker" ] && { kill "$ticker" 2>/dev/null; wait "$ticker" 2>/dev/null; ticker=; }
-  echo "$wb_orig" >/proc/sys/vm/dirty_writeback_centisecs
-}
+# shellcheck source=tests/rig/warm.sh
+. "$here/warm.sh"
 trap 'warm_down; "$here/rig.sh" down "$rigdir"' EXIT
 trap 'exit 130' INT TERM
 
@@ -71,21 +64,8 @@ nruns=0
 run() {
   local rate=$1 i=$2 res
   "$here/rig.sh" up "$rig" "$rigdir" "${overrides[@]}" >/dev/null || die "rig $rig did not come up"
-  local delays=null
-  if [ "$start" = warm ]; then
-    local a b c
-    read -r a b c < <(awk -v s="$RANDOM$RANDOM" 'BEGIN { srand(s); printf "%.3f %.3f %.3f", 5 * rand(), 5 * rand(), 5 * rand() }')
-    ( while :; do dd if=/dev/urandom of="$rigdir/mnt/ticker" bs=4096 count=1 conv=notrunc status=none; sleep 0.2; done ) &
-    ticker=$!
-    sleep 10; sleep "$a"
-    sync -f "$rigdir/mnt"
-    sleep "$b"
-    if [ "$wb_orig" -gt 1 ]; then
-      echo $((wb_orig - 1)) >/proc/sys/vm/dirty_writeback_centisecs; echo "$wb_orig" >/proc/sys/vm/dirty_writeback_centisecs
-    fi
-    sleep "$c"
-    delays="[$a,$b,$c]"
-  fi
+  WARM_DELAYS=null
+  [ "$start" = warm ] && warm_up "$rigdir/mnt"
   # Real-time priority: overruns must come from the storage, not from the other
   # processes on this machine. The rig's own daemons keep their normal priority.
   res=$(chrt -f 20 "$here/refrec.sh" "$rigdir/mnt/rec.raw" --rate "$rate" --buffer "$buffer" \
@@ -94,7 +74,7 @@ run() {
   warm_down
   "$here/rig.sh" down "$rigdir"
   nruns=$((nruns + 1))
-  echo "$res" | jq -c --arg rig "$rig" --arg i "$i" --arg p "${pauses:-0}" --arg st "$start" --argjson dl "$delays" \
+  echo "$res" | jq -c --arg rig "$rig" --arg i "$i" --arg p "${pauses:-0}" --arg st "$start" --argjson dl "$WARM_DELAYS" \
     '. + {rig: $rig, run: ($i | tonumber), pauses_injected: ($p | tonumber), start: $st}
        + (if $dl == null then {} else {warm_delays_s: $dl} end)' >>"$out/runs.jsonl" \
     || { echo "truth.sh: refrec failed: $res" >&2; exit 1; }

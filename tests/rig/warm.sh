@@ -1,0 +1,33 @@
+# Sourced by truth.sh and probe.sh: start a recording on a "warm" rig, with the
+# journal's commit timer and the kernel flushers' wake-ups at random phases (as on a
+# disk something else already writes to), instead of both starting from the recorder's
+# first write on an idle rig.
+#   warm_up MNT    a ticker rewrites 4 KiB of MNT/ticker every 0.2 s; after 10 s and a
+#                  random 0-5 s a `sync -f` restarts the commit timer; after another
+#                  random 0-5 s the flushers are woken (vm.dirty_writeback_centisecs
+#                  written with its value minus one, then its value: machine-wide,
+#                  restored at once); after a third random 0-5 s it returns. Sets
+#                  WARM_DELAYS to the three delays as a JSON array.
+#   warm_down      stop the ticker; vm.dirty_writeback_centisecs as it was (idempotent).
+warm_wb_orig=$(cat /proc/sys/vm/dirty_writeback_centisecs)
+warm_ticker=
+WARM_DELAYS=null
+warm_up() {
+  local mnt=$1 a b c
+  read -r a b c < <(awk -v s="$RANDOM$RANDOM" 'BEGIN { srand(s); printf "%.3f %.3f %.3f", 5 * rand(), 5 * rand(), 5 * rand() }')
+  ( while :; do dd if=/dev/urandom of="$mnt/ticker" bs=4096 count=1 conv=notrunc status=none; sleep 0.2; done ) &
+  warm_ticker=$!
+  sleep 10; sleep "$a"
+  sync -f "$mnt"
+  sleep "$b"
+  if [ "$warm_wb_orig" -gt 1 ]; then
+    echo $((warm_wb_orig - 1)) >/proc/sys/vm/dirty_writeback_centisecs
+    echo "$warm_wb_orig" >/proc/sys/vm/dirty_writeback_centisecs
+  fi
+  sleep "$c"
+  WARM_DELAYS="[$a,$b,$c]"
+}
+warm_down() {
+  if [ -n "$warm_ticker" ]; then kill "$warm_ticker" 2>/dev/null; wait "$warm_ticker" 2>/dev/null; warm_ticker=; fi
+  echo "$warm_wb_orig" >/proc/sys/vm/dirty_writeback_centisecs
+}
