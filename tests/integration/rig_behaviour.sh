@@ -7,7 +7,8 @@
 #     safe rate (3 MB/s into 4 MiB) records cleanly but its writes block for most of
 #     an injected pause; at a clearly unsafe rate
 #     (12 MB/s into 1 MiB, below the device's 20 MB/s) it overruns during a pause;
-#  3. `down` leaves no mount, loop device or process behind and restores vm.dirty_*.
+#  3. `down` leaves no mount, loop device or process behind and restores vm.dirty_*
+#     and the device's bdi min_ratio.
 # Needs root, nbdkit, nbdfuse (libnbd-bin), e2fsprogs, a C compiler (run.sh installs them).
 # shellcheck source=../lib.sh
 source "$SD_SOURCE_DIR/tests/lib.sh"
@@ -62,6 +63,13 @@ awk -v a="$again" -v s="$slow" 'BEGIN { exit !(a >= 2 * s) }' || fail "no recove
 # --- 2. stalls: a 1.0 s pause every 4 s over a 20 MB/s device, 1 MiB dirty limit --------
 "$RIG/rig.sh" up stalls "$W/b" "${small_host[@]}" RATE_MBPS=20 PAUSE_MODE=time PAUSE_EVERY=4 \
   PAUSE_JITTER=0 PAUSE_LEN=1.0 PAUSE_LEN_JITTER=0 >/dev/null || { fail "rig stalls did not come up"; finish; }
+# The rig's device keeps its share of the dirty limits while up (bdi min_ratio), and
+# gets its own value back on down (checked in 3).
+loop=$(sed -n 's/^LOOP=//p' "$W/b/rig.env" | tail -1)
+ratio_file=/sys/block/${loop#/dev/}/bdi/min_ratio
+ratio_orig=$(sed -n 's/^BDI_MIN_RATIO_ORIG=//p' "$W/b/rig.env" | tail -1)
+[ -n "$ratio_orig" ] && [ "$(cat "$ratio_file")" -ge 49 ] \
+  || fail "the rig's device ($loop) has min_ratio $(cat "$ratio_file" 2>/dev/null), expected >= 49 while up (saved: '${ratio_orig}')"
 safe=$("$RIG/refrec.sh" "$W/b/mnt/rec.raw" --rate 3MB/s --buffer 4MiB --block 256KiB --duration 10s --log "$W/safe-lat.csv") \
   || fail "refrec failed at 3 MB/s: $safe"
 unsafe=$("$RIG/refrec.sh" "$W/b/mnt/rec.raw" --rate 12MB/s --buffer 1MiB --block 256KiB --duration 10s) \
@@ -106,6 +114,7 @@ awk 'NR == FNR { s[NR] = $1; e[NR] = $2; n = NR; next }
 losetup -a | grep -q "$W" && fail "loop device left: $(losetup -a | grep "$W")"
 grep -q "$W" /proc/self/mounts && fail "mount left: $(grep "$W" /proc/self/mounts)"
 pgrep -f "$W" >/dev/null && fail "process left: $(pgrep -af "$W")"
+[ "$(cat "$ratio_file")" = "$ratio_orig" ] || fail "min_ratio of $loop not restored: $(cat "$ratio_file"), was $ratio_orig"
 # vm.dirty_* as saved when the first rig came up (under the rigs' lock: on a shared
 # machine another rig may come up right after ours went down).
 exec 8>/run/streamdisk-rig/lock; flock 8

@@ -189,12 +189,12 @@ rig_up() {
   # whose own disk is busy (a build) shrinks the rig's share, and background writeback
   # then starts early on the rig, as it would not on a recorder with the machine to
   # itself. min_ratio keeps the rig's share nearly whole (99 %, the most the kernel
-  # allows; 50 % if another device already holds a minimum); restored on `down`.
+  # allows; 49 % if another device already holds a minimum); restored on `down`.
   local bdi=/sys/block/${loop#/dev/}/bdi/min_ratio r
   if [ -w "$bdi" ]; then
     state_set BDI_MIN_RATIO_ORIG "$(cat "$bdi")"
-    for r in 99 50; do echo "$r" >"$bdi" 2>/dev/null && break; done
-    [ "$(cat "$bdi")" -ge 50 ] || note "could not give the rig's device a minimum share of the dirty limits: results depend on this machine's other writes"
+    for r in 99 49; do echo "$r" >"$bdi" 2>/dev/null && break; done
+    [ "$(cat "$bdi")" -ge 49 ] || note "could not give the rig's device a minimum share of the dirty limits: results depend on this machine's other writes"
   fi
   case "$FS" in
     ext4)  mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$loop"; mount -t ext4 "$loop" "$DIR/mnt" ;;
