@@ -154,15 +154,18 @@ def main():
         die(f"cannot read {a.runs}: {e}: give the runs.jsonl of a bench/rig_truth.sh truth run")
 
     groups = defaultdict(lambda: defaultdict(list))  # (rig, buffer, block, duration) -> rate -> [overran]
+    # Runs started on a warm rig (truth.sh --start warm: random timer phases) are a
+    # different experiment from runs on a fresh, idle one: their own rows, "RIG (warm)".
     for r in runs:
-        key = (r["rig"], r["buffer_bytes"], r["block_bytes"], r["duration_s"])
+        label = r["rig"] + (" (warm)" if r.get("start") == "warm" else "")
+        key = (label, r["buffer_bytes"], r["block_bytes"], r["duration_s"])
         groups[key][r["rate_Bps"]].append(r["overruns"] > 0)
 
     jobs = {}
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         for key, rates in groups.items():
             rig, buffer, block, duration = key
-            prof = next((p for p in (os.path.join(d, f"predict-{rig}.toml") for d in a.profiles)
+            prof = next((p for p in (os.path.join(d, f"predict-{rig.split()[0]}.toml") for d in a.profiles)
                          if os.path.exists(p)), None)
             if prof is None:
                 continue
@@ -173,7 +176,7 @@ def main():
     for key in sorted(groups, key=lambda k: (k[0], k[1])):
         rig, buffer, block, duration = key
         if not any(k == key for k, _ in jobs):
-            print(f"{rig} {size_name(buffer)}: no predict-{rig}.toml in {', '.join(a.profiles)}: skipped",
+            print(f"{rig} {size_name(buffer)}: no predict-{rig.split()[0]}.toml in {', '.join(a.profiles)}: skipped",
                   file=sys.stderr)
             continue
         rows, ps, observed = [], [], 0
@@ -188,7 +191,7 @@ def main():
         expected = sum(ps)
         fit = two_sided(dist, observed)
         c5, c_lo, c_hi = criterion_rate([(rate / 1e6, k) for rate in groups[key] for k in groups[key][rate]])
-        pred = predictions.get((rig, size_name(buffer)))
+        pred = predictions.get((rig.split()[0], size_name(buffer)))
         verdict = None
         if pred is not None:
             verdict = "inside" if (c_lo is None or pred >= c_lo) and (c_hi is None or pred <= c_hi) else "outside"

@@ -14,7 +14,9 @@ warm_ticker=
 WARM_DELAYS=null
 warm_up() {
   local mnt=$1 a b c
-  read -r a b c < <(awk -v s="$RANDOM$RANDOM" 'BEGIN { srand(s); printf "%.3f %.3f %.3f", 5 * rand(), 5 * rand(), 5 * rand() }')
+  # Three uniform 0-5 s delays from /dev/urandom (an awk seed from "$RANDOM$RANDOM"
+  # overflowed to one value whenever it passed 2^31: the same delays in 1 run of 4).
+  read -r a b c < <(od -An -N6 -tu2 /dev/urandom | awk '{ printf "%.3f %.3f %.3f", 5 * $1 / 65536, 5 * $2 / 65536, 5 * $3 / 65536 }')
   ( while :; do dd if=/dev/urandom of="$mnt/ticker" bs=4096 count=1 conv=notrunc status=none; sleep 0.2; done ) &
   warm_ticker=$!
   sleep 10; sleep "$a"
