@@ -590,6 +590,11 @@ R run_characterize(const CharacterizeConfig& cfg) {
   if (rep.fs.journal_commit_s > 0 && !rep.fs.userspace)
     cal.params.push_back({"filesystem.journal_commit_ms", rep.fs.journal_commit_s * 1e3, 0, 0, 0,
                           "the mount's journal commit interval (commit= option, else ext4's default 5 s)", how});
+  if (!marks_background_writeback(rep.fs.fstype))
+    cal.params.push_back({"filesystem.writeback_background", 0, 0, 0, 0,
+                          "the driver's writeback is not marked as background (ext4's own requests): writeback "
+                          "throttling allows it its normal depth",
+                          how});
   // A userspace driver's pauses land inside the writer's call, unless paced
   // writes showed a cache in between (the driver writes through the block
   // device's page cache): then they are the device's.

@@ -162,6 +162,8 @@ void find_driver_io(FsInfo& info, const std::string& proc) {
 
 bool is_fuse_fstype(std::string_view t) { return t == "fuse" || t == "fuseblk" || t.starts_with("fuse."); }
 
+bool marks_background_writeback(std::string_view t) { return t != "ext4" && t != "ext3"; }
+
 bool parse_mountinfo_line(std::string_view line, std::string& mount_point, std::string& fstype, std::string& source,
                           std::string* super_options) {
   // id parent major:minor root mount_point options [optional fields...] - fstype source super_options

@@ -38,6 +38,12 @@ FsInfo fs_info(const std::string& dir);
 void find_driver_io(FsInfo& info, const std::string& proc = "/proc");
 // True for the fstypes of userspace drivers: "fuse", "fuseblk", "fuse.*".
 bool is_fuse_fstype(std::string_view fstype);
+// Whether a filesystem's page-cache writeback reaches the block layer marked as
+// background (Linux REQ_BACKGROUND), which writeback throttling holds to its
+// background depth: true for drivers writing through mpage, iomap or a block
+// device's page cache (userspace drivers' devices included); false for ext4
+// (also mounted as "ext3"), which builds its own requests without the mark.
+bool marks_background_writeback(std::string_view fstype);
 // One /proc/self/mountinfo line -> mount point, fstype, source (unescaped).
 // Returns false for a malformed line.
 bool parse_mountinfo_line(std::string_view line, std::string& mount_point, std::string& fstype, std::string& source,

@@ -14,6 +14,7 @@ FsLayer::FsLayer(const LayerParams& p, DeviceLayer& device, uint64_t seed)
       meta_bytes_(p.get("meta_write_bytes")),
       create_s_(p.get("create_us") * 1e-6),
       journal_s_(p.get("journal_commit_ms") * 1e-3),
+      background_tag_(p.get("writeback_background") != 0),
       stalls_(p, seed ^ 0xF5ull) {}
 
 double FsLayer::cpu_seconds(uint64_t bytes) const {

@@ -36,6 +36,10 @@ class FsLayer {
   // The same without stalls (the steady part; analytic helpers).
   double driver_cpu(uint64_t bytes) const;
   bool userspace() const { return userspace_; }
+  // Whether the driver marks its page-cache writeback as background I/O
+  // (Linux REQ_BACKGROUND), which the block layer's writeback throttling
+  // holds to a smaller depth than unmarked writes.
+  bool tags_background_writeback() const { return background_tag_; }
   // Seconds between journal commits that buffered writers wait for (0: none,
   // or a userspace driver, whose own stalls model its waits).
   double journal_commit_s() const { return userspace_ ? 0 : journal_s_; }
@@ -67,6 +71,7 @@ class FsLayer {
   DeviceLayer& dev_;
   bool userspace_;
   double request_bytes_, request_s_, driver_rate_, meta_every_, meta_bytes_, create_s_, journal_s_;
+  bool background_tag_;
   double meta_acc_ = 0;  // bytes appended since the last metadata write
   uint64_t meta_offset_ = 0, journal_offset_ = 0;
   std::unordered_map<FileId, uint64_t> high_water_;  // bytes already on the device per file

@@ -14,11 +14,12 @@ constexpr double kWbtWindowS = 0.1;     // wbt's monitoring window while it scal
 constexpr double kWbtIdleS = 0.5;       // idle time per step back (RWB_UNKNOWN_BUMP windows; wbt_step: 0.52 s)
 }  // namespace
 
-int HostCache::wbt_background_depth(double queue_depth, int windows) {
+int HostCache::wbt_depth(double queue_depth, int windows, bool background) {
   // rq_depth_calc_max_depth and calc_wb_limits (block/blk-wbt.c, blk-rq-qos.c):
   // a depth-1 device gets 2 (one ready when one completes), else the default
   // 16 (at most the queue depth) shifted left by the negative scale step,
-  // capped at 3/4 of the queue depth; background writeback gets a quarter.
+  // capped at 3/4 of the queue depth; background writeback gets a quarter of
+  // that, other buffered writes half.
   auto qd = static_cast<long>(std::max(1.0, queue_depth));
   long depth;
   if (qd == 1) {
@@ -29,7 +30,8 @@ int HostCache::wbt_background_depth(double queue_depth, int windows) {
     depth = 1 + ((d0 - 1) << shift);
     if (shift > 0 && depth > maxd) depth = maxd;
   }
-  return static_cast<int>(depth <= 2 ? 1 : (depth + 3) / 4);
+  if (depth <= 2) return static_cast<int>(background ? 1 : depth);
+  return static_cast<int>(background ? (depth + 3) / 4 : (depth + 1) / 2);
 }
 
 HostCache::HostCache(const LayerParams& p, FsLayer& fs, const FileTable& files, uint64_t seed, bool random_phases)
@@ -55,7 +57,8 @@ HostCache::HostCache(const LayerParams& p, FsLayer& fs, const FileTable& files, 
   wbt_qd_ = p.get("wbt_queue_depth");
   if (wbt_qd_ > 0) {
     request_ = p.get("writeback_request_bytes") > 0 ? std::min(p.get("writeback_request_bytes"), chunk_) : chunk_;
-    while (wbt_windows_ < 20 && wbt_background_depth(wbt_qd_, wbt_windows_ + 1) > wbt_background_depth(wbt_qd_, wbt_windows_))
+    wbt_background_ = fs.tags_background_writeback();
+    while (wbt_windows_ < 20 && wbt_depth(wbt_qd_, wbt_windows_ + 1, wbt_background_) > wbt_depth(wbt_qd_, wbt_windows_, wbt_background_))
       ++wbt_windows_;
   }
   if (random_phases) {
@@ -85,7 +88,7 @@ int HostCache::wbt_step_at(double t) const {
 
 double HostCache::queue_at(double t) const {
   if (wbt_qd_ <= 0) return queue_;
-  return wbt_background_depth(wbt_qd_, wbt_step_at(t)) * request_;
+  return wbt_depth(wbt_qd_, wbt_step_at(t), wbt_background_) * request_;
 }
 
 double HostCache::inflight_at(double t) const {

@@ -20,14 +20,17 @@
 // device serves them in order.
 //
 // With wbt_queue_depth (Linux's writeback throttling, block/blk-wbt.c, read
-// off the device by characterize) the queue is what wbt allows background
-// writeback instead: its background depth of requests of up to
-// writeback_request_bytes. That depth starts at a quarter of 16 requests (of
-// at most the queue depth) when writeback starts after an idle spell and,
-// with writes only, doubles every 100 ms window towards a quarter of 3/4 of
-// the queue depth (on a loop device of depth 128: 4, 8, 16, 24 requests,
-// 5 to 30 MiB of 1.25 MiB requests); without writeback it steps back one
-// step per 0.5 s idle. Writeback then submits as much of its chunk as
+// off the device by characterize) the queue is what wbt allows writeback
+// instead: its background depth of requests of up to writeback_request_bytes
+// when the filesystem marks its writeback as background (REQ_BACKGROUND:
+// mpage, iomap, a block device's page cache), its normal depth, twice that,
+// when it does not (ext4's own bios; filesystem writeback_background = 0).
+// That depth starts at a quarter (half) of 16 requests (of at most the queue
+// depth) when writeback starts after an idle spell and, with writes only,
+// doubles every 100 ms window towards a quarter (half) of 3/4 of the queue
+// depth (on a loop device of depth 128: 4, 8, 16, 24 requests, 5 to 30 MiB
+// of 1.25 MiB requests; unmarked 8, 16, 31, 48, up to 60 MiB); without
+// writeback it steps back one step per 0.5 s idle. Writeback then submits as much of its chunk as
 // the queue has room for (at least one request), so on a USB stick of depth 1
 // a commit waits for about one request, on a loop device for tens of MiB.
 //
@@ -61,9 +64,10 @@ class HostCache {
   static bool has_random_phases(const LayerParams& host, const LayerParams& fs);
 
   bool enabled() const { return limit_ > 0; }
-  // wbt's background depth (requests) on a queue of depth `queue_depth`
-  // after `windows` 100 ms windows of writeback (its scale step -windows).
-  static int wbt_background_depth(double queue_depth, int windows);
+  // wbt's depth (requests) on a queue of depth `queue_depth` after `windows`
+  // 100 ms windows of writeback (its scale step -windows), for writeback
+  // marked as background (REQ_BACKGROUND) or, `background` false, unmarked.
+  static int wbt_depth(double queue_depth, int windows, bool background);
   // A buffered write of `bytes` issued at `now` (after the syscall cost);
   // returns when the call returns to the application.
   double write(FileId file, uint64_t offset, uint64_t bytes, double now);
@@ -158,6 +162,7 @@ class HostCache {
   // of the latest writeback request.
   double wbt_qd_ = 0, request_ = 0, burst_start_ = 0, wb_last_end_ = -1e300;
   int wbt_windows_ = 0;
+  bool wbt_background_ = true;  // the filesystem marks its writeback as background
   // The kernel writes up to a chunk of one file before it moves on; with wbt
   // that chunk goes down in pieces as the queue has room.
   FileId pass_file_ = 0;

@@ -75,8 +75,10 @@ const ParamSpec kTable[] = {
     {Layer::Host, "wbt_queue_depth", Unit::Count, 0.0, 0, 100000,
      "The device's request queue depth as Linux's writeback throttling (wbt) sees it (/sys/block/DEV/"
      "device/queue_depth, else nr_requests). Background writeback then keeps at most wbt's background "
-     "depth of requests in flight: a quarter of 16 (at most of this depth) when writeback starts, "
-     "growing every 100 ms while it runs to a quarter of 3/4 of this depth; one step back per 0.5 s idle. "
+     "depth of requests in flight (its normal depth, twice that, if the filesystem does not mark its "
+     "writeback as background: filesystem writeback_background): a quarter of 16 (at most of this "
+     "depth) when writeback starts, growing every 100 ms while it runs to a quarter of 3/4 of this "
+     "depth; one step back per 0.5 s idle. "
      "0 = no writeback throttling modelled: writeback_queue_bytes bounds the queue."},
     {Layer::Host, "writeback_request_bytes", Unit::Bytes, 0.0, 0, 1e10,
      "Largest request the block layer builds from writeback (Linux: /sys/block/DEV/queue/max_sectors_kb); "
@@ -106,6 +108,12 @@ const ParamSpec kTable[] = {
      "commit waits for the writeback in flight (ordered data) before it writes the inode to the "
      "journal; a buffered write() that updates the file's time meanwhile waits with it, so the writer "
      "meets the device's backlog and pauses in its own call, page cache or not. 0 = no journal."},
+    {Layer::Filesystem, "writeback_background", Unit::Count, 1.0, 0, 1,
+     "1 = the driver marks its page-cache writeback as background I/O (Linux REQ_BACKGROUND: drivers "
+     "that write through mpage, iomap or a block device's page cache, FUSE drivers' block devices "
+     "included), so writeback throttling (host wbt_queue_depth) holds it to its background depth; "
+     "0 = it does not (ext4 builds its own requests without the mark) and wbt allows its normal "
+     "depth, twice as many requests, which a journal commit then waits behind."},
     {Layer::Filesystem, "max_file_bytes", Unit::Bytes, 0.0, 0, kBig,
      "Largest file the filesystem allows; a write past it fails with EFBIG. 0 = no limit."},
     // What the filesystem supports: `mount` answers as its Linux driver would

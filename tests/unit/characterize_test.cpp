@@ -237,6 +237,10 @@ TEST_CASE("mountinfo lines: fstype and mount point, FUSE types recognised", "[ch
   CHECK(is_fuse_fstype("fuse"));
   CHECK_FALSE(is_fuse_fstype("ext4"));
   CHECK_FALSE(is_fuse_fstype("fusectl"));
+  // ext4's writeback is not marked as background (wbt's normal depth); the others' is.
+  CHECK_FALSE(marks_background_writeback("ext4"));
+  CHECK_FALSE(marks_background_writeback("ext3"));
+  for (const char* t : {"vfat", "exfat", "xfs", "fuseblk", "fuse.exfat", "ntfs3", ""}) CHECK(marks_background_writeback(t));
   REQUIRE(parse_mountinfo_line("22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw", mp, type, src));
   CHECK(type == "ext4");
   CHECK_FALSE(parse_mountinfo_line("garbage", mp, type, src));

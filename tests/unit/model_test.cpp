@@ -422,15 +422,19 @@ TEST_CASE("host: writeback throttling (wbt) sets how much a journal commit waits
   // 16, 24 background requests in its first 100 ms windows of writeback (seen
   // with the wbt_step tracepoint on the hostcache rig), 256 goes on to 48, a
   // USB stick's depth 1 stays at 1.
-  for (int w : {0, 1, 2, 3, 4, 9}) CHECK(HostCache::wbt_background_depth(128, w) == std::vector{4, 8, 16, 24, 24, 24}[std::min(w, 5)]);
-  for (int w : {0, 1, 2, 3, 4, 5}) CHECK(HostCache::wbt_background_depth(256, w) == std::vector{4, 8, 16, 31, 48, 48}[w]);
-  for (int w : {0, 3}) CHECK(HostCache::wbt_background_depth(1, w) == 1);
-  CHECK(HostCache::wbt_background_depth(32, 0) == 4);
-  CHECK(HostCache::wbt_background_depth(32, 5) == 6);
+  for (int w : {0, 1, 2, 3, 4, 9}) CHECK(HostCache::wbt_depth(128, w, true) == std::vector{4, 8, 16, 24, 24, 24}[std::min(w, 5)]);
+  for (int w : {0, 1, 2, 3, 4, 5}) CHECK(HostCache::wbt_depth(256, w, true) == std::vector{4, 8, 16, 31, 48, 48}[w]);
+  for (int w : {0, 3}) CHECK(HostCache::wbt_depth(1, w, true) == 1);
+  CHECK(HostCache::wbt_depth(32, 0, true) == 4);
+  CHECK(HostCache::wbt_depth(32, 5, true) == 6);
+  // Unmarked writeback (ext4) gets wbt's normal depth: the wbt_step tracepoint on
+  // the rig's loop device printed normal=8, 16, 31, 48 beside background=4, 8, 16, 24.
+  for (int w : {0, 1, 2, 3, 4}) CHECK(HostCache::wbt_depth(128, w, false) == std::vector{8, 16, 31, 48, 48}[w]);
+  for (int w : {0, 3}) CHECK(HostCache::wbt_depth(1, w, false) == 2);
   // Flat out into the page cache over a 100 MB/s device, 8 MiB chunks: each
   // commit (every second) waits for what the queue holds when it starts.
-  auto worst_commit_wait = [](const char* wbt) {
-    Profile q = make("sustained_mbps = 100", "journal_commit_ms = 1000",
+  auto worst_commit_wait = [](const char* wbt, const char* fs = "journal_commit_ms = 1000") {
+    Profile q = make("sustained_mbps = 100", fs,
                      fmt::format("dirty_limit_bytes = 64e6\nmemory_mbps = 1000\nwriteback_chunk_bytes = 8388608\n{}", wbt));
     ModelDevice d(q);
     return worst_flat_out_call(d, 400);
@@ -438,7 +442,13 @@ TEST_CASE("host: writeback throttling (wbt) sets how much a journal commit waits
   double chunk = worst_commit_wait("");
   double loop = worst_commit_wait("wbt_queue_depth = 128\nwriteback_request_bytes = 1310720");
   double usb = worst_commit_wait("wbt_queue_depth = 1\nwriteback_request_bytes = 122880");
-  INFO(fmt::format("chunk {} loop {} usb {}", chunk, loop, usb));
+  // ext4 does not mark its writeback as background: wbt lets twice as many requests
+  // in flight, 48 of 1.25 MiB (63 MB, 0.63 s), and a commit waits behind them.
+  double loop_ext4 = worst_commit_wait("wbt_queue_depth = 128\nwriteback_request_bytes = 1310720",
+                                       "journal_commit_ms = 1000\nwriteback_background = 0");
+  INFO(fmt::format("chunk {} loop {} usb {} loop, unmarked writeback {}", chunk, loop, usb, loop_ext4));
+  CHECK(loop_ext4 > 0.5);
+  CHECK(loop_ext4 < 0.66);
   CHECK(chunk > 0.05);   // one 8 MiB chunk: 84 ms, less what was done since
   CHECK(chunk < 0.09);
   CHECK(loop > 0.25);    // 24 requests of 1.25 MiB: 31 MiB, 315 ms
