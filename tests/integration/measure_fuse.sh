@@ -3,7 +3,7 @@
 # (+-20 %: a loaded 2-core CI machine adds FUSE round-trip time to every
 # request): the blocksize sweep's O_DIRECT write rates against what
 # `show --json` predicts, and the sustained sweep's burst rate, post-cache
-# rate and write cliff against the burst cache the profile sets.
+# rate and write cliff (to one 0.25 s window) against the burst cache the profile sets.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/mount_lib.bash"
 within() {  # within WHAT MEASURED EXPECTED: |measured/expected - 1| <= 20 %
@@ -38,7 +38,18 @@ stop_mount
 model=$("$STREAMDISK" measure "${BURST[@]}" --sweep sustained --direct --seconds 4 --size 200MiB --window 0.25 --json) \
   || fail "sustained on the model: exit $?"
 jq -e '.summary.cliff_seconds > 0' <<<"$model" >/dev/null || fail "the model shows no cliff: $model"
-for k in initial_mbps final_mbps cliff_seconds cliff_bytes; do
+for k in initial_mbps final_mbps; do
   within "sustained $k" "$(jq ".summary.$k" <<<"$out")" "$(jq ".summary.$k" <<<"$model")"
 done
+# The cliff is found to one 0.25 s window: a window off (a loaded machine delays one
+# request across a boundary; CI once saw 0.457 s / 16 MiB against 0.658 s / 23 MiB)
+# is the measurement's resolution, not an error. More than a window is.
+within_window() {  # WHAT MEASURED EXPECTED RESOLUTION
+  jq -en --argjson m "$2" --argjson e "$3" --argjson r "$4" '($m - $e) | fabs <= $r' >/dev/null \
+    || fail "$1: measured $2, the profile says $3 (more than one 0.25 s window, $4, off)"
+  echo "$1: measured $2, profile $3 (within $4)"
+}
+within_window "sustained cliff_seconds" "$(jq .summary.cliff_seconds <<<"$out")" "$(jq .summary.cliff_seconds <<<"$model")" 0.25
+within_window "sustained cliff_bytes" "$(jq .summary.cliff_bytes <<<"$out")" "$(jq .summary.cliff_bytes <<<"$model")" \
+  "$(jq '.summary.initial_mbps * 1e6 * 0.25 | floor' <<<"$model")"
 finish
