@@ -318,6 +318,12 @@ double HostCache::write(FileId file, uint64_t offset, uint64_t bytes, double now
     pump(t);
   }
   t += b / memory_;
+  add_dirty(file, offset, bytes, now, t);
+  return t;
+}
+
+void HostCache::add_dirty(FileId file, uint64_t offset, uint64_t bytes, double now, double ready) {
+  auto b = static_cast<double>(bytes);
   // Pages become dirty as they are copied; one extent per call keeps this cheap.
   FileQueue& fq = queue_of(file);
   if (fq.bytes <= 0) fq.since = now;
@@ -325,13 +331,23 @@ double HostCache::write(FileId file, uint64_t offset, uint64_t bytes, double now
   Extent* last = queued_.empty() ? nullptr : &queued_.back();
   if (last && last->live && last->file == file && last->offset + last->bytes == offset && last->ready >= now &&
       last->bytes + bytes <= static_cast<uint64_t>(chunk_)) {
-    last->bytes += bytes, last->ready = t;
+    last->bytes += bytes, last->ready = ready;
   } else {
-    queued_.push_back({file, offset, bytes, t, true});
+    queued_.push_back({file, offset, bytes, ready, true});
     fq.ids.push_back(base_ + queued_.size() - 1);
   }
   queued_bytes_ += b;
-  return t;
+}
+
+bool HostCache::unthrottled_room(double& bytes) const {
+  if (journal_s_ > 0) return false;
+  bytes = throttle_ - (queued_bytes_ + inflight_bytes_);
+  return true;
+}
+
+void HostCache::write_unthrottled(FileId file, uint64_t offset, uint64_t bytes, double now, double ready) {
+  pump(now);
+  add_dirty(file, offset, bytes, now, ready);
 }
 
 bool HostCache::steady_pending(Pending& p) const {

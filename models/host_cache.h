@@ -102,6 +102,13 @@ class HostCache {
   // layers' part is theirs (FsLayer::skip_appends). last_end_ keeps an
   // earlier end: the next writeback, of the last extent, moves it past both.
   void skip_writes(const Pending& p, uint64_t bytes, uint64_t n, double last_now, double last_ready);
+  // Writes that neither wait for the journal nor meet the throttle point:
+  // write() would pump, copy and return at now + bytes / memory_rate(). True
+  // (and the bytes buffered writes may add before the throttle point, with
+  // the dirty amount as it stands, which pumping only lowers) if there is
+  // no journal; write_unthrottled is then write() given its return time.
+  bool unthrottled_room(double& bytes) const;
+  void write_unthrottled(FileId file, uint64_t offset, uint64_t bytes, double now, double ready);
 
  private:
   struct Extent {
@@ -131,6 +138,8 @@ class HostCache {
   void retire(double until);
   double next_event() const;  // earliest time the dirty amount can change
   void drop_dead();            // pops written-back extents off the queue's front
+  // The bytes a write copied into the cache from `now` until `ready` become dirty.
+  void add_dirty(FileId file, uint64_t offset, uint64_t bytes, double now, double ready);
   Extent& extent(uint64_t id) { return queued_[id - base_]; }
 
   FsLayer& fs_;

@@ -71,7 +71,8 @@ class Run {
   SteadyWrites steady_;
   Op steady_first_;
   uint64_t steady_n_ = 0, backoff_ = 0, backoff_next_ = 1;
-  double steady_dirtied_ = 0, steady_done_ = 0;
+  std::vector<double> steady_times_;  // each stepped write's dirtied and done times
+  double steady_done_ = 0;
 };
 
 // Accounts for deliveries 1..k with time_of(k) <= t. Between two calls the
@@ -132,8 +133,9 @@ Completion Run::issue(const Op& op, uint32_t file) {
 
 void Run::apply_steps() {
   if (steady_n_ == 0) return;
-  model_->skip_writes(steady_first_, steady_n_, steady_dirtied_, steady_done_);
+  model_->skip_writes(steady_first_, steady_, steady_n_, steady_times_.data());
   steady_n_ = 0;
+  steady_times_.clear();
 }
 
 // A block whose one write continues a steady stretch (or starts one) is
@@ -156,8 +158,8 @@ bool Run::step(const std::vector<FormatWrite>& ops) {
       --backoff_;
       return false;
     }
-    steady_ = model_->steady_writes(op);
-    if (steady_.max_writes == 0 || !(start - steady_.last_ready >= steady_.min_gap)) {
+    steady_ = model_->steady_writes(op, start);
+    if (steady_.max_writes == 0) {
       backoff_ = backoff_next_;
       backoff_next_ = std::min<uint64_t>(backoff_next_ * 2, 64);
       return false;
@@ -165,8 +167,10 @@ bool Run::step(const std::vector<FormatWrite>& ops) {
     backoff_next_ = 1;
     steady_first_ = op;
   }
-  steady_dirtied_ = steady_.dirtied(start);
-  steady_done_ = steady_.done(steady_dirtied_);
+  double dirtied = steady_.dirtied(start);
+  steady_done_ = steady_.done(dirtied);
+  steady_times_.push_back(dirtied);
+  steady_times_.push_back(steady_done_);
   ++steady_n_;
   clock_.sleep_until(steady_done_);
   ++r_.ops, ++r_.stepped_ops;
