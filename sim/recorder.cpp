@@ -60,6 +60,7 @@ class Run {
   uint64_t P_ = 0, K_ = 0;         // period frames, deliveries in the recording
   uint64_t cap_ = 0, block_ = 0;   // ring and block sizes, frames
   uint64_t k_done_ = 0, fill_ = 0;  // deliveries accounted for, frames in the ring
+  double next_due_ = 0;             // time_of(k_done_ + 1), kept with k_done_
   bool in_overrun_ = false, stopped_ = false;
   double next_progress_ = 0.01;
   std::vector<uint64_t> sizes_;  // bytes actually in each file
@@ -81,7 +82,7 @@ void Run::deliver_until(double t) {
   if (stopped_ || k_done_ >= K_) return;
   // Nothing due yet (most looks after a block's writes): time_of is
   // nondecreasing in k, so no k > k_done_ has time_of(k) <= t.
-  if (time_of(k_done_ + 1) > t) return;
+  if (next_due_ > t) return;
   double x = (t - t0_) * per_s_;
   uint64_t k = x <= 0 ? 0 : std::min<uint64_t>(K_, static_cast<uint64_t>(x));
   while (k < K_ && time_of(k + 1) <= t) ++k;
@@ -102,6 +103,7 @@ void Run::deliver_until(double t) {
     r_.frames_lost += dropped * P_;
   }
   k_done_ = k;
+  next_due_ = time_of(k + 1);
   if (dropped > 0 && cfg_.stop_at_first_overrun) {
     r_.aborted_at_overrun = true;
     stopped_ = true;
@@ -285,6 +287,7 @@ RecorderResult Run::go() {
   layout_.begin(ops_);
   if (open_ok) open_ok = run_ops(ops_);
   t0_ = clock_.now();
+  next_due_ = time_of(1);
   r_.start_s = t0_;
 
   while (!stopped_) {
