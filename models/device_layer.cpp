@@ -67,7 +67,11 @@ double DeviceLayer::service_bound(double requests, double bytes) const {
 
 void DeviceLayer::skip_requests(FileId last_file, uint64_t last_end, double bytes, double last_bytes, double used) {
   // Each request adds min(its bytes, room) to the level: the sum telescopes.
-  if (burst_bytes_ > 0) level_ = std::min(burst_bytes_, (recover_ > 0 ? 0.0 : level_) + (recover_ > 0 ? last_bytes : bytes));
+  if (burst_bytes_ > 0) {
+    // Recovering, the cache was empty when the last extent's requests began.
+    double from = recover_ > 0 ? 0.0 : level_, added = recover_ > 0 ? last_bytes : bytes;
+    level_ = std::min(burst_bytes_, from + added);
+  }
   if (used > flat_until_) flat_until_ = used;
   last_file_ = last_file;
   last_end_ = last_end;

@@ -17,6 +17,7 @@
 
 #include "models/model_device.h"
 #include "models/profile.h"
+#include "sim/capacity.h"
 #include "sim/recorder.h"
 
 using namespace sd;
@@ -105,13 +106,15 @@ const std::vector<Case> kStepped = {
     {"rpi4-buster+exfat-fuse+samsung-960evo-250g", {}, 8, 7200, 5, FormatKind::W64, 0, 0, 0, true},
     {"rpi4-buster+exfat-fuse+samsung-960evo-250g", {}, 12, 7200, 3},
     {"rpi4-buster+exfat-fuse+sandisk-ultrafit-16g", {}, 12, 3600, 4},
-    {"rpi4-buster+exfat-fuse+sandisk-ultrafit-16g", {"filesystem.cluster_bytes=4096", "host.syscall_us=30"}, 5, 3600, 7},
+    {"rpi4-buster+exfat-fuse+sandisk-ultrafit-16g", {"filesystem.cluster_bytes=4096", "host.syscall_us=30"}, 5, 3600,
+     7},
     {"rpi4-buster+exfat-fuse+sandisk-extremego-64g", {"filesystem.meta_write_bytes=512"}, 9, 3600, 2},
     {"rpi4-buster+exfat-fuse+teamgroup-sx2-usb2", {"host.memory_mbps=400"}, 7, 3600, 6},
     {"rpi4-buster+exfat-fuse+crio-9014-disk", {}, 2, 1800, 1},
     // A burst cache that recovers (the 870 QVO), and one that does not.
     {"rpi4-buster+exfat-fuse+samsung-870qvo-4t", {}, 7, 7200, 9},
-    {"rpi4-buster+exfat-fuse+samsung-870qvo-4t", {"device.recover_mbps=0", "device.burst_bytes=3000000000"}, 7, 3600, 3},
+    {"rpi4-buster+exfat-fuse+samsung-870qvo-4t", {"device.recover_mbps=0", "device.burst_bytes=3000000000"}, 7, 3600,
+     3},
     // Writeback in chunks smaller than a block; a small page cache.
     {"rpi4-buster+exfat-fuse+sandisk-ultrafit-16g", {"host.writeback_chunk_bytes=131072"}, 7, 3600, 2},
     {"rpi4-buster+exfat-fuse+samsung-960evo-250g", {"host.dirty_limit_bytes=60000000"}, 7, 3600, 11},
@@ -177,4 +180,45 @@ TEST_CASE("stepping with writeback behind the writes gives every figure and the 
 TEST_CASE("stepping changes nothing where stretches cannot be stepped", "[recorder][steady]") {
   using namespace steady_stretches;
   for (const steady_stretches::Case& k : kOthers) check_same(k, false);
+}
+
+TEST_CASE("capacity searches give the same answers and statistics with and without steady stretches",
+          "[capacity][steady]") {
+  // Document 003's stack (random pauses: every seed matters) and a kernel SSD
+  // that barely keeps up (one exact run a candidate), 20 min.
+  for (const char* spec : {"rpi4-buster-ultrafit-exfat", "rpi4-bullseye+exfat-kernel+samsung-sata-ssd-laptop"}) {
+    INFO(spec);
+    auto p = load_profile(spec);
+    REQUIRE(p.ok());
+    CapacityResult r[2];
+    for (int step = 0; step < 2; ++step) {
+      CapacityQuery q;
+      q.base.stream = {1, 48000, 16, false};
+      q.base.format = FormatKind::W64;
+      q.base.duration_s = 1200;
+      q.base.step_steady = step != 0;
+      q.probes = {4, 8, 18};
+      q.threads = 1;
+      auto res = find_capacity(*p, q);
+      REQUIRE(res.ok());
+      r[step] = *res;
+    }
+    CHECK(r[0].best == r[1].best);
+    CHECK(r[0].limited_by == r[1].limited_by);
+    CHECK(r[0].first_overrun_s == r[1].first_overrun_s);
+    CHECK(r[0].runs == r[1].runs);
+    CHECK(r[0].simulated_s == r[1].simulated_s);
+    REQUIRE(r[0].candidates.size() == r[1].candidates.size());
+    for (size_t i = 0; i < r[0].candidates.size(); ++i) {
+      const CandidateStats &a = r[0].candidates[i], &b = r[1].candidates[i];
+      CHECK(a.value == b.value);
+      CHECK(a.seeds == b.seeds);
+      CHECK(a.failing_seeds == b.failing_seeds);
+      CHECK(a.first_overrun_s == b.first_overrun_s);
+      CHECK(a.reason == b.reason);
+    }
+    REQUIRE(r[0].probes.size() == r[1].probes.size());
+    for (size_t i = 0; i < r[0].probes.size(); ++i)
+      CHECK(r[0].probes[i].stats.failing_seeds == r[1].probes[i].stats.failing_seeds);
+  }
 }
