@@ -22,7 +22,7 @@
 //   per built-in profile's search on one thread, the calibration of sim/cost.h's constants.
 //    Speed figures depend on the machine's load: run it with `uptime` beside it.
 // Run: build/bench/sim_bench   (or cmake --build build --target bench); build/bench/sim_bench capacity: lines 5-8
-// only; build/bench/sim_bench spread: lines 9-13 only; build/bench/sim_bench cost; build/bench/sim_bench perstack:
+// only; build/bench/sim_bench spread: lines 9-14 only; build/bench/sim_bench cost; build/bench/sim_bench perstack:
 // line 9's table stack by stack (CPU, searches, recordings, full-length recordings' worth: where its time goes), each
 // also with every write through the model (the steady stretches' speed-up per stack)
 #include <algorithm>
@@ -319,7 +319,7 @@ void per_stack() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // `sim_bench capacity`: only the capacity lines (5-8); `sim_bench spread`: only the spread lines (9-13).
+  // `sim_bench capacity`: only the capacity lines (5-8); `sim_bench spread`: only the spread lines (9-14).
   std::string only = argc >= 2 ? argv[1] : "";
   if (only.empty()) {
     long_recording("rpi4-buster-ultrafit-exfat");
