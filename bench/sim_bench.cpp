@@ -11,7 +11,9 @@
 //   4. the buyer's table with ranges (issue 17): `capacity --sort` over every built-in device on
 //      the Pi 4's two exFAT stacks ('rpi4-bullseye+exfat-kernel+*', 'rpi4-buster+exfat-fuse+*'),
 //      2 h at 48 kHz x 16-bit W64, 1 MiB buffer, with the spread over the estimates' ranges
-//      (sim/capacity_spread.h): wall and CPU with the shortcuts; then document 003's stack alone
+//      (sim/capacity_spread.h): wall and CPU with the shortcuts, and with every write through the model
+//      (RecorderConfig::step_steady off: the steady stretches not stepped over; answers must be identical);
+//      then document 003's stack alone
 //      (rpi4-buster-ultrafit-exfat, 12 ranged parameters) with the shortcuts against the plain
 //      computation (speed-up; answers must be identical); the table also without failing seeds first
 //      (SpreadShortcuts::failing_first: answers must be identical).
@@ -20,8 +22,9 @@
 //   per built-in profile's search on one thread, the calibration of sim/cost.h's constants.
 //    Speed figures depend on the machine's load: run it with `uptime` beside it.
 // Run: build/bench/sim_bench   (or cmake --build build --target bench); build/bench/sim_bench capacity: lines 5-8
-// only; build/bench/sim_bench spread: lines 9-13 only; build/bench/sim_bench cost; build/bench/sim_bench perstack:
-// line 9's table stack by stack (CPU, searches, recordings, full-length recordings' worth: where its time goes)
+// only; build/bench/sim_bench spread: lines 9-14 only; build/bench/sim_bench cost; build/bench/sim_bench perstack:
+// line 9's table stack by stack (CPU, searches, recordings, full-length recordings' worth: where its time goes), each
+// also with every write through the model (the steady stretches' speed-up per stack)
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -217,8 +220,9 @@ RecorderConfig buyers_config() {
   return c;
 }
 
-SpreadTiming buyers_table(const std::vector<Profile>& profiles, SpreadShortcuts sc) {
+SpreadTiming buyers_table(const std::vector<Profile>& profiles, SpreadShortcuts sc, bool step_steady = true) {
   RecorderConfig c = buyers_config();
+  c.step_steady = step_steady;
   std::vector<const Profile*> ptrs;
   std::vector<CapacityQuery> queries;
   for (const auto& p : profiles) {
@@ -267,6 +271,11 @@ void spread_tables() {
              "W64, 1 MiB: {:.2f} s wall, {:.2f} s CPU (CPU/wall {:.2f}; {} spread searches, {} answers reused, {} "
              "recordings; target < 2 s)\n",
              table.size(), all.wall, all.cpu, all.cpu / all.wall, all.cost.searches, all.cost.reused, all.cost.runs);
+  SpreadTiming every = buyers_table(table, {}, false);
+  fmt::print("  every write through the model (no steady stretches stepped over, RecorderConfig::step_steady): {:.2f} "
+             "s wall, {:.2f} s CPU: {:.2f}x the CPU, {:.2f}x the wall; answers {}\n",
+             every.wall, every.cpu, every.cpu / all.cpu, every.wall / all.wall,
+             same_spreads(all.spreads, every.spreads) ? "identical" : "DIFFER (a bug)");
   fmt::print("  per search: {:.1f} full-length recordings' worth simulated ({:.0f} virtual s)\n",
              all.cost.simulated_s / buyers_config().duration_s / static_cast<double>(all.cost.searches),
              all.cost.simulated_s / static_cast<double>(all.cost.searches));
@@ -298,17 +307,19 @@ void per_stack() {
   auto specs = expand_profile_globs({"rpi4-bullseye+exfat-kernel+*", "rpi4-buster+exfat-fuse+*"});
   for (const auto& spec : *specs) {
     std::vector<Profile> one = {must_load(spec)};
-    SpreadTiming t = buyers_table(one, {});
-    fmt::print("{:55} cpu {:6.2f} searches {:3} runs {:6} full-length {:7.1f} answer {:g}-{:g}\n", spec, t.cpu,
-               t.cost.searches, t.cost.runs, t.cost.simulated_s / buyers_config().duration_s, t.spreads[0].low,
-               t.spreads[0].high);
+    SpreadTiming t = buyers_table(one, {}), every = buyers_table(one, {}, false);
+    fmt::print("{:55} cpu {:6.2f} searches {:3} runs {:6} full-length {:7.1f} answer {:g}-{:g}; every write through "
+               "the model: cpu {:6.2f} ({:.1f}x), answers {}\n",
+               spec, t.cpu, t.cost.searches, t.cost.runs, t.cost.simulated_s / buyers_config().duration_s,
+               t.spreads[0].low, t.spreads[0].high, every.cpu, every.cpu / t.cpu,
+               same_spreads(t.spreads, every.spreads) ? "identical" : "DIFFER (a bug)");
   }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  // `sim_bench capacity`: only the capacity lines (5-8); `sim_bench spread`: only the spread lines (9-13).
+  // `sim_bench capacity`: only the capacity lines (5-8); `sim_bench spread`: only the spread lines (9-14).
   std::string only = argc >= 2 ? argv[1] : "";
   if (only.empty()) {
     long_recording("rpi4-buster-ultrafit-exfat");

@@ -1,6 +1,8 @@
 #include "models/device_layer.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 namespace sd {
 
@@ -53,6 +55,26 @@ double DeviceLayer::write(FileId file, uint64_t offset, uint64_t bytes, double s
   last_end_ = offset + bytes;
   free_at_ = t;
   return t;
+}
+
+double DeviceLayer::service_bound(double requests, double bytes) const {
+  // The burst level's sum is exact only in whole bytes.
+  if (stalls_.enabled() || (burst_bytes_ > 0 && !(std::floor(burst_bytes_) == burst_bytes_ && burst_bytes_ < 0x1p52)))
+    return std::numeric_limits<double>::infinity();
+  double rate = burst_bytes_ > 0 ? std::min(burst_rate_, sustained_) : sustained_;
+  return requests * (overhead_s_ + seek_s_) + bytes / rate;
+}
+
+void DeviceLayer::skip_requests(FileId last_file, uint64_t last_end, double bytes, double last_bytes, double used) {
+  // Each request adds min(its bytes, room) to the level: the sum telescopes.
+  if (burst_bytes_ > 0) {
+    // Recovering, the cache was empty when the last extent's requests began.
+    double from = recover_ > 0 ? 0.0 : level_, added = recover_ > 0 ? last_bytes : bytes;
+    level_ = std::min(burst_bytes_, from + added);
+  }
+  if (used > flat_until_) flat_until_ = used;
+  last_file_ = last_file;
+  last_end_ = last_end;
 }
 
 double DeviceLayer::read(uint64_t bytes, double start) {

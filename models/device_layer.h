@@ -39,6 +39,22 @@ class DeviceLayer {
   // Puts the burst cache in a given state (analytic helpers, tests).
   void set_burst_level(double level) { level_ = level; }
 
+  // Steady stretches (ModelDevice::steady_writes). An upper bound on the
+  // service of `requests` requests carrying `bytes` in all, at fill level
+  // multiplier 1, without stalls (infinity if the layer has stalls on).
+  double service_bound(double requests, double bytes) const;
+  bool flat_at(double used_bytes) const { return fill_multiplier(used_bytes) == 1.0; }
+  double burst_level() const { return level_; }
+  double recover_rate() const { return recover_; }
+  // The state after requests that each found the channel idle and the burst
+  // cache recovered to empty (recover_rate() > 0) or not recovering
+  // (recover_rate() == 0), at multiplier 1, whose `bytes` in all (`last_bytes`
+  // after the last recovery) ended with one at `last_end` of `last_file`;
+  // `used_bytes` as the last of them saw it. free_at() keeps its value (an
+  // earlier end): the next request starts after both, and with the burst
+  // cache empty by then either value gives the same recovery.
+  void skip_requests(FileId last_file, uint64_t last_end, double bytes, double last_bytes, double used_bytes);
+
  private:
   double capacity_, sustained_, burst_bytes_, burst_rate_, recover_;
   double overhead_s_, seek_s_, knee_, floor_;

@@ -38,6 +38,7 @@ class FileTable {
   double used_bytes() const { return prefill_ + static_cast<double>(clusters_) * cluster_; }
   double capacity() const { return capacity_; }
   double cluster() const { return cluster_; }
+  double max_file() const { return max_file_; }
 
  private:
   uint64_t clusters_for(uint64_t size) const;

@@ -1,6 +1,8 @@
 #include "models/fs_layer.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 namespace sd {
 
@@ -65,6 +67,48 @@ double FsLayer::write(FileId file, uint64_t offset, uint64_t bytes, double start
   if (!userspace_) t += stalls_.delay(begin, t, bytes);
   if (log_) log_->device_write(file, offset, bytes, start, t);
   return t;
+}
+
+FsLayer::AppendBound FsLayer::append_bound(double bytes, double call_bytes) const {
+  constexpr AppendBound inf{std::numeric_limits<double>::infinity(), 0};
+  if (log_ || (!userspace_ && stalls_.enabled())) return inf;
+  if (meta_every_ > 0 && !(std::floor(meta_every_) == meta_every_ && meta_every_ < 0x1p52)) return inf;
+  // A kernel driver's CPU time between requests lets a recovering burst
+  // cache recover a little mid-call: its level is then no sum of bytes.
+  if (!userspace_ && (request_s_ > 0 || driver_rate_ > 0) && dev_.burst_bytes() > 0 && dev_.recover_rate() > 0)
+    return inf;
+  double calls = std::ceil(bytes / call_bytes);
+  double piece = request_bytes_ > 0 ? request_bytes_ : call_bytes;
+  double requests = std::ceil(bytes / piece) + calls;  // a call's last request may be short
+  double metas = meta_every_ > 0 ? std::floor(bytes / meta_every_) + 1 : 0;
+  double device_bytes = bytes + metas * meta_bytes_;
+  double t = dev_.service_bound(requests + metas, device_bytes);
+  if (!userspace_) t += requests * request_s_ + (driver_rate_ > 0 ? bytes / driver_rate_ : 0);
+  return {t, device_bytes};
+}
+
+void FsLayer::skip_appends(FileId file, uint64_t to, uint64_t last_request, uint64_t last_extent, double used) {
+  if (!hw_ || hw_file_ != file) hw_file_ = file, hw_ = &high_water_[file];
+  uint64_t& hw = *hw_;
+  // meta_acc_ grows by every byte appended and loses meta_every_ per
+  // metadata write, all in whole bytes: the loop's result in one division.
+  auto acc = static_cast<uint64_t>(meta_acc_) + (to - hw);
+  uint64_t metas = 0, last_metas = 0, extent_metas = 0;
+  if (meta_every_ > 0) {
+    auto every = static_cast<uint64_t>(meta_every_);
+    metas = acc / every;
+    last_metas = metas - (acc - last_request) / every;  // written inside the last request
+    extent_metas = metas - (acc - last_extent) / every;  // inside the last extent's calls
+    acc -= metas * every;
+  }
+  meta_acc_ = static_cast<double>(acc);
+  auto mb = static_cast<uint64_t>(meta_bytes_);
+  meta_offset_ += metas * mb;
+  double bytes = static_cast<double>(to - hw) + static_cast<double>(metas * mb);
+  double last_bytes = static_cast<double>(last_extent) + static_cast<double>(extent_metas * mb);
+  if (last_metas > 0) dev_.skip_requests(kMetadataFile, meta_offset_, bytes, last_bytes, used);
+  else dev_.skip_requests(file, to, bytes, last_bytes, used);
+  hw = to;
 }
 
 double FsLayer::journal_write(double start, double used) {

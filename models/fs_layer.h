@@ -62,6 +62,32 @@ class FsLayer {
   // acknowledges and every journal commit (models/durability.h).
   void set_durability(DurabilityLog* log) { log_ = log; }
 
+  // Steady stretches (ModelDevice::steady_writes). Bytes of `file` already on the device.
+  uint64_t high_water(FileId file) const {
+    auto it = high_water_.find(file);
+    return it == high_water_.end() ? 0 : it->second;
+  }
+  // An upper bound on write()'s time for `bytes` appended at the high-water
+  // mark in calls of at most `call_bytes`, on an idle device at multiplier 1
+  // (infinity where a stretch cannot be stepped: stalls in write(), a
+  // durability log, a metadata period that is not whole bytes).
+  struct AppendBound {
+    double seconds, device_bytes;  // metadata writes included
+  };
+  AppendBound append_bound(double bytes, double call_bytes) const;
+  // The state after write() calls that appended [high_water(file), to) in
+  // order, the last request `last_request` bytes long; each extent's calls
+  // began on an idle device and went on back to back (the burst cache, if it
+  // recovers, recovered to empty before each extent: DeviceLayer::skip_requests),
+  // the last extent `last_extent` bytes.
+  void skip_appends(FileId file, uint64_t to, uint64_t last_request, uint64_t last_extent, double used_bytes);
+  // The driver's own stalls as a writer's call meets them (userspace drivers).
+  StallProcess& driver_stalls() { return stalls_; }
+  // The size of the requests write() splits `bytes` into (all of it if the driver does not split).
+  uint64_t request_piece(uint64_t bytes) const {
+    return request_bytes_ > 0 ? static_cast<uint64_t>(request_bytes_) : bytes;
+  }
+
   const StallProcess& stalls() const { return stalls_; }
   void disable_stalls() { stalls_.disable(); }
 

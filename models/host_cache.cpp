@@ -321,6 +321,12 @@ double HostCache::write(FileId file, uint64_t offset, uint64_t bytes, double now
     pump(t);
   }
   t += b / memory_;
+  add_dirty(file, offset, bytes, now, t);
+  return t;
+}
+
+void HostCache::add_dirty(FileId file, uint64_t offset, uint64_t bytes, double now, double ready) {
+  auto b = static_cast<double>(bytes);
   // Pages become dirty as they are copied; one extent per call keeps this cheap.
   FileQueue& fq = queue_of(file);
   if (fq.bytes <= 0) fq.since = now;
@@ -328,13 +334,59 @@ double HostCache::write(FileId file, uint64_t offset, uint64_t bytes, double now
   Extent* last = queued_.empty() ? nullptr : &queued_.back();
   if (last && last->live && last->file == file && last->offset + last->bytes == offset && last->ready >= now &&
       last->bytes + bytes <= static_cast<uint64_t>(chunk_)) {
-    last->bytes += bytes, last->ready = t;
+    last->bytes += bytes, last->ready = ready;
   } else {
-    queued_.push_back({file, offset, bytes, t, true});
+    queued_.push_back({file, offset, bytes, ready, true});
     fq.ids.push_back(base_ + queued_.size() - 1);
   }
   queued_bytes_ += b;
-  return t;
+}
+
+bool HostCache::unthrottled_room(double& bytes) const {
+  if (journal_s_ > 0) return false;
+  bytes = throttle_ - (queued_bytes_ + inflight_bytes_);
+  return true;
+}
+
+void HostCache::write_unthrottled(FileId file, uint64_t offset, uint64_t bytes, double now, double ready) {
+  pump(now);
+  add_dirty(file, offset, bytes, now, ready);
+}
+
+bool HostCache::steady_pending(Pending& p) const {
+  if (background_ > 0 || journal_s_ > 0 || wbt_qd_ > 0 || draining_ || pass_left_ > 0) return false;
+  if (std::floor(chunk_) != chunk_ || queued_.size() != 1 || !queued_.front().live) return false;
+  const Extent& e = queued_.front();
+  if (!inflight_.empty() && inflight_.back().end > e.ready) return false;
+  auto it = by_file_.find(e.file);
+  if (it == by_file_.end() || it->second.bytes != static_cast<double>(e.bytes) ||
+      queued_bytes_ != static_cast<double>(e.bytes))
+    return false;
+  p = {e.file, e.offset, e.bytes, e.ready};
+  return true;
+}
+
+void HostCache::skip_writes(const Pending& p, uint64_t bytes, uint64_t n, double last_now, double last_ready) {
+  // What each write's pump and write() leave, as traced through them: the
+  // extent before it written back and popped (ids count on by one per write),
+  // its id left dead at the front of the file's ids, the chunk's pass ended,
+  // every request retired; the new extent dirty alone.
+  uint64_t id = base_ + n;
+  uint64_t offset = p.offset + p.bytes + (n - 1) * bytes;
+  queued_.clear();
+  base_ = id;
+  queued_.push_back({p.file, offset, bytes, last_ready, true});
+  FileQueue& fq = queue_of(p.file);
+  fq.ids.clear();
+  fq.ids.push_back(id - 1);
+  fq.ids.push_back(id);
+  fq.next = offset;
+  fq.bytes = static_cast<double>(bytes);
+  fq.since = last_now;
+  pass_file_ = p.file, pass_left_ = 0;
+  inflight_.clear();
+  inflight_bytes_ = 0;
+  queued_bytes_ = static_cast<double>(bytes);
 }
 
 double HostCache::drain(double now) {

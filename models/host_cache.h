@@ -42,6 +42,8 @@
 // device pause or a writeback backlog reaches the writer's own call whatever
 // room the page cache has. The commit's own journal blocks are not charged.
 #pragma once
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <deque>
 #include <unordered_map>
@@ -82,6 +84,36 @@ class HostCache {
   double memory_rate() const { return memory_; }
   double chunk_bytes() const { return chunk_; }
 
+  // Steady stretches (ModelDevice::steady_writes). The one extent a write
+  // left dirty, waiting for writeback.
+  struct Pending {
+    FileId file = 0;
+    uint64_t offset = 0, bytes = 0;
+    double ready = 0;
+  };
+  // True if the cache holds nothing but that extent, every earlier writeback
+  // request ends by its ready time, and writeback is the simple kind a
+  // stretch steps over: from the first dirty byte (no background level), no
+  // journal, no wbt, no fsync under way, no chunk under way, whole-byte chunks.
+  bool steady_pending(Pending& p) const;
+  // The most bytes one writeback call sends down (a chunk).
+  uint64_t call_limit() const { return static_cast<uint64_t>(std::max(1.0, std::floor(chunk_))); }
+  // The state after `n` more buffered writes of `bytes` each appended to
+  // p.file from p.offset + p.bytes on, each issued after the writeback of
+  // the one before it had ended (so each write's pump wrote that one back
+  // whole, in chunks, and nothing waited); the last write's dirtied time
+  // (the `now` write() got) and ready time. The filesystem and device
+  // layers' part is theirs (FsLayer::skip_appends). last_end_ keeps an
+  // earlier end: the next writeback, of the last extent, moves it past both.
+  void skip_writes(const Pending& p, uint64_t bytes, uint64_t n, double last_now, double last_ready);
+  // Writes that neither wait for the journal nor meet the throttle point:
+  // write() would pump, copy and return at now + bytes / memory_rate(). True
+  // (and the bytes buffered writes may add before the throttle point, with
+  // the dirty amount as it stands, which pumping only lowers) if there is
+  // no journal; write_unthrottled is then write() given its return time.
+  bool unthrottled_room(double& bytes) const;
+  void write_unthrottled(FileId file, uint64_t offset, uint64_t bytes, double now, double ready);
+
  private:
   struct Extent {
     FileId file;
@@ -110,6 +142,8 @@ class HostCache {
   void retire(double until);
   double next_event() const;  // earliest time the dirty amount can change
   void drop_dead();            // pops written-back extents off the queue's front
+  // The bytes a write copied into the cache from `now` until `ready` become dirty.
+  void add_dirty(FileId file, uint64_t offset, uint64_t bytes, double now, double ready);
   Extent& extent(uint64_t id) { return queued_[id - base_]; }
 
   FsLayer& fs_;

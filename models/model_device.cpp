@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 
 namespace sd {
 
@@ -97,6 +98,89 @@ Completion ModelDevice::submit(const Op& op, double now) {
       return {t, 0, 0};
   }
   return {t, EINVAL, 0};
+}
+
+SteadyWrites ModelDevice::steady_writes(const Op& first, double issue) {
+  SteadyWrites q;
+  if (first.kind != OpKind::Write || first.direct || !host_.enabled() || log_ || first.bytes == 0) return q;
+  if (!files_.exists(first.file) || files_.size(first.file) != first.offset) return q;
+  auto bytes = static_cast<double>(first.bytes);
+  // No pause of the driver's inside the stretch's calls (n * bytes < the countdown).
+  double n = 0x1p40;
+  if (fs_.userspace()) {
+    double room;
+    if (!fs_.driver_stalls().bytes_before_pause(room)) return q;
+    if (std::isfinite(room)) {
+      n = std::min(n, std::floor(room / bytes));
+      while (n > 0 && n * bytes >= room) --n;
+    }
+  }
+  // Every write granted whole, comfortably (FileTable::check_write's quick case each time).
+  double used = files_.used_bytes(), cluster = files_.cluster();
+  if (files_.capacity() > 0) n = std::min(n, std::floor((files_.capacity() - used - 3 * cluster) / bytes));
+  if (files_.max_file() > 0) n = std::min(n, std::floor((files_.max_file() - static_cast<double>(first.offset)) / bytes));
+  q.syscall_s = syscall_s_;
+  q.per_channel_s = per_channel_s_ * first.channel_arrays;
+  q.driver_s = fs_.driver_cpu(first.bytes) + 0.0;  // driver_cost() without a pause
+  q.copy_s = bytes / host_.memory_rate();
+  // At once: the page cache holds only the extent this write continues, and
+  // its writeback (at most wb) ends before this write.
+  HostCache::Pending p;
+  if (host_.steady_pending(p) && p.file == first.file && p.offset + p.bytes == first.offset &&
+      fs_.high_water(p.file) == p.offset && device_.free_at() < p.ready) {
+    auto wb = fs_.append_bound(std::max(bytes, static_cast<double>(p.bytes)), static_cast<double>(host_.call_limit()));
+    double gap = wb.seconds * (1 + 1e-6) + 1e-6;
+    bool ok = std::isfinite(gap);
+    if (ok && device_.burst_bytes() > 0 && device_.recover_rate() > 0) {
+      // The burst cache empties before each extent's writeback (checked as
+      // DeviceLayer::write computes it for the first one).
+      ok = device_.burst_level() - device_.recover_rate() * (p.ready - device_.free_at()) <= 0;
+      gap += std::min(device_.burst_bytes(), wb.device_bytes) / device_.recover_rate() * (1 + 1e-6) + 1e-6;
+    }
+    // The fill level flat to the end (its multiplier only falls as the device fills).
+    double m = n;
+    while (m >= 1 && !device_.flat_at(used + m * bytes + cluster)) m = std::floor(m / 2);
+    if (ok && m >= 1 && issue - p.ready >= gap) {
+      q.max_writes = static_cast<uint64_t>(m);
+      q.min_gap = gap;
+      return q;
+    }
+  }
+  // Each: the writes stay below the throttle point whatever writeback does
+  // (the dirty amount only falls between them), without a journal.
+  double room;
+  if (!host_.unthrottled_room(room)) return q;
+  n = std::min(n, std::floor(room / bytes));
+  while (n > 0 && n * bytes > room - 1) --n;  // a byte to spare for room's rounding
+  if (!(n >= 1)) return q;
+  q.max_writes = static_cast<uint64_t>(n);
+  q.each = true;
+  return q;
+}
+
+void ModelDevice::skip_writes(const Op& first, const SteadyWrites& q, uint64_t n, const double* times) {
+  uint64_t total = n * first.bytes;
+  if (fs_.userspace()) fs_.driver_stalls().pass_bytes(static_cast<double>(total));
+  if (q.each) {
+    for (uint64_t i = 0; i < n; ++i) {
+      uint64_t offset = first.offset + i * first.bytes;
+      files_.commit_write(first.file, offset, first.bytes);
+      host_.write_unthrottled(first.file, offset, first.bytes, times[2 * i], times[2 * i + 1]);
+    }
+    return;
+  }
+  HostCache::Pending p;
+  host_.steady_pending(p);
+  files_.commit_write(first.file, first.offset, total);  // the clusters of n appends telescope
+  // Written back: the pending extent and every write but the last, in
+  // chunks of call_limit() bytes, each chunk in requests of request_piece().
+  uint64_t last_extent = n == 1 ? p.bytes : first.bytes;
+  uint64_t limit = host_.call_limit();
+  uint64_t last_call = last_extent - (last_extent - 1) / limit * limit;
+  uint64_t piece = fs_.request_piece(last_call);
+  uint64_t last_request = last_call - (last_call - 1) / piece * piece;
+  fs_.skip_appends(first.file, first.offset + (n - 1) * first.bytes, last_request, last_extent, files_.used_bytes());
+  host_.skip_writes(p, first.bytes, n, times[2 * n - 2], times[2 * n - 1]);
 }
 
 ModelState ModelDevice::state(double now) {

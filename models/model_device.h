@@ -37,6 +37,39 @@ struct ModelState {
   double device_free_at = 0;
 };
 
+// A steady stretch: buffered writes of one size appended to one file whose
+// calls cost the same (no pause of the driver's due, no journal, the throttle
+// point out of reach, no limit near). The recorder steps over them
+// (sim/recorder.cpp, Run::step) and the model applies them when the stretch
+// ends (ModelDevice::skip_writes), bit for bit as submit() would have
+// (tests/unit/steady_test.cpp: whole recordings with and without). Two kinds:
+//   at once: each write issued once the writeback of the one before has
+//     ended, the device idle and nothing else going on (no background level,
+//     wbt, stalls in the writeback path, fill knee near): the writebacks
+//     change no time anyone sees, and their effect on the model's state is
+//     applied in closed form (O(1) for the whole stretch);
+//   each: writeback goes on behind the writes (a device that keeps up
+//     barely); the model applies each write's page-cache part (its writeback
+//     pump, its dirty extent) with the times the stretch gave it, skipping
+//     only the call's own checks and waits, which provably do nothing.
+struct SteadyWrites {
+  uint64_t max_writes = 0;  // writes the stretch may hold (0: none here)
+  bool each = false;        // applied write by write (see above)
+  // Seconds from one write's return to the next one's issue, at least (at
+  // once: the writeback of the one before has ended, the burst cache recovered).
+  double min_gap = 0;
+  double syscall_s = 0, per_channel_s = 0, driver_s = 0, copy_s = 0;
+  // When a write issued at `now` reaches the page cache, and when it
+  // returns: submit()'s additions, in its order.
+  double dirtied(double now) const {
+    double t = now + syscall_s;
+    t += per_channel_s;
+    t += driver_s;
+    return t;
+  }
+  double done(double dirtied_at) const { return dirtied_at + copy_s; }
+};
+
 class ModelDevice final : public Device {
  public:
   explicit ModelDevice(const Profile& profile, ModelOptions opt = {});
@@ -56,6 +89,14 @@ class ModelDevice final : public Device {
   void mark_existing(FileId f, uint64_t size) {
     if (log_) log_->existing(f, size);
   }
+  // A steady stretch starting with `first`, a write the caller is about to
+  // issue at `issue` (instead of submitting it), or max_writes 0.
+  SteadyWrites steady_writes(const Op& first, double issue);
+  // Applies `n` writes of the stretch that steady_writes(first, ...) allowed:
+  // first.bytes each from first.offset on, each issued at least min_gap after
+  // the one before returned; times[2 i] and times[2 i + 1] are when write i
+  // reached the page cache and returned (SteadyWrites::dirtied, done).
+  void skip_writes(const Op& first, const SteadyWrites& q, uint64_t n, const double* times);
   // Seconds of stall drawn so far in every layer (no side effects, unlike state()).
   double stall_seconds() const { return device_.stalls().total_seconds() + fs_.stalls().total_seconds(); }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace sd {
 
@@ -94,6 +95,22 @@ double StallProcess::delay_on(double start, double end, uint64_t bytes) {
   double total = t + work - std::max(0.0, end - start) - start;
   total_s_ += total;
   return total;
+}
+
+bool StallProcess::bytes_before_pause(double& bytes) const {
+  bytes = std::numeric_limits<double>::infinity();
+  if (any_time_) return false;
+  for (const Source& s : src_) {
+    if (s.by_time || !s.on()) continue;
+    if (!(s.next < 0x1p52)) return false;
+    bytes = std::min(bytes, s.next);
+  }
+  return true;
+}
+
+void StallProcess::pass_bytes(double bytes) {
+  for (Source& s : src_)
+    if (!s.by_time && s.on()) s.next -= bytes;
 }
 
 double StallProcess::mean_seconds_per_byte() const {

@@ -38,6 +38,15 @@ class StallProcess {
   // channel that is always busy loses this fraction of its time).
   double time_fraction() const;
   uint64_t count() const { return count_; }
+  // Steady stretches (ModelDevice::steady_writes): the bytes a request may
+  // write without meeting a byte-triggered pause (a request of b bytes meets
+  // one iff b >= this; infinity if no byte source is on), and passing `bytes`
+  // in requests that meet none (the same as their delay() calls: each source's
+  // countdown is an integer-spaced double below 2^52, so subtracting the sum
+  // equals subtracting each request). Returns false (and changes nothing) if
+  // a time-triggered source is on or a countdown is too large to be exact.
+  bool bytes_before_pause(double& bytes) const;
+  void pass_bytes(double bytes);
   double total_seconds() const { return total_s_; }
   void disable();
 

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "models/model_device.h"
 #include "models/units.h"
 
 namespace sd {
@@ -27,7 +28,12 @@ uint64_t period_frames_of(const RecorderConfig& cfg) {
 class Run {
  public:
   Run(Device& dev, Clock& clock, const RecorderConfig& cfg, const RecorderHooks& hooks, Layout& layout)
-      : dev_(dev), clock_(clock), cfg_(cfg), hooks_(hooks), layout_(layout) {}
+      : dev_(dev), clock_(clock), cfg_(cfg), hooks_(hooks), layout_(layout) {
+    // Stepping needs the model itself in virtual time, and nobody looking at
+    // it or at each operation while a stretch is open.
+    if (cfg.step_steady && !hooks.trace && !hooks.payload && !hooks.sample && dynamic_cast<VirtualClock*>(&clock))
+      model_ = dynamic_cast<ModelDevice*>(&dev);
+  }
 
   RecorderResult go();
 
@@ -37,6 +43,8 @@ class Run {
   Completion issue(const Op& op, uint32_t file);
   bool write_block(uint64_t frames);  // false: the recording stopped
   bool run_ops(const std::vector<FormatWrite>& ops);
+  bool step(const std::vector<FormatWrite>& ops);  // true: the block's write was stepped over
+  void apply_steps();
   bool create_new_files();
   void stop(std::string reason, int err);
   void report_progress();
@@ -52,9 +60,20 @@ class Run {
   uint64_t P_ = 0, K_ = 0;         // period frames, deliveries in the recording
   uint64_t cap_ = 0, block_ = 0;   // ring and block sizes, frames
   uint64_t k_done_ = 0, fill_ = 0;  // deliveries accounted for, frames in the ring
+  double next_due_ = 0;             // time_of(k_done_ + 1), kept with k_done_
   bool in_overrun_ = false, stopped_ = false;
   double next_progress_ = 0.01;
   std::vector<uint64_t> sizes_;  // bytes actually in each file
+  // The steady stretch under way (ModelDevice::steady_writes): its writes
+  // stepped over so far, not yet applied to the model; the first one, the
+  // last one's times. After a stretch could not start, wait `backoff_`
+  // blocks (doubling) before asking again: asking costs more than a block.
+  ModelDevice* model_ = nullptr;
+  SteadyWrites steady_;
+  Op steady_first_;
+  uint64_t steady_n_ = 0, backoff_ = 0, backoff_next_ = 1;
+  std::vector<double> steady_times_;  // each stepped write's dirtied and done times
+  double steady_done_ = 0;
 };
 
 // Accounts for deliveries 1..k with time_of(k) <= t. Between two calls the
@@ -63,7 +82,7 @@ void Run::deliver_until(double t) {
   if (stopped_ || k_done_ >= K_) return;
   // Nothing due yet (most looks after a block's writes): time_of is
   // nondecreasing in k, so no k > k_done_ has time_of(k) <= t.
-  if (time_of(k_done_ + 1) > t) return;
+  if (next_due_ > t) return;
   double x = (t - t0_) * per_s_;
   uint64_t k = x <= 0 ? 0 : std::min<uint64_t>(K_, static_cast<uint64_t>(x));
   while (k < K_ && time_of(k + 1) <= t) ++k;
@@ -84,6 +103,7 @@ void Run::deliver_until(double t) {
     r_.frames_lost += dropped * P_;
   }
   k_done_ = k;
+  next_due_ = time_of(k + 1);
   if (dropped > 0 && cfg_.stop_at_first_overrun) {
     r_.aborted_at_overrun = true;
     stopped_ = true;
@@ -91,6 +111,7 @@ void Run::deliver_until(double t) {
 }
 
 Completion Run::issue(const Op& op, uint32_t file) {
+  apply_steps();  // the model sees every operation in order
   double start = clock_.now();
   Completion c = dev_.submit(op, start);
   clock_.sleep_until(c.done);
@@ -110,6 +131,54 @@ Completion Run::issue(const Op& op, uint32_t file) {
     hooks_.trace->write(rec);
   }
   return c;
+}
+
+void Run::apply_steps() {
+  if (steady_n_ == 0) return;
+  model_->skip_writes(steady_first_, steady_, steady_n_, steady_times_.data());
+  steady_n_ = 0;
+  steady_times_.clear();
+}
+
+// A block whose one write continues a steady stretch (or starts one) is
+// stepped over: its times are those submit() would return (SteadyWrites),
+// the model catches up when the stretch ends (apply_steps).
+bool Run::step(const std::vector<FormatWrite>& ops) {
+  if (!model_ || ops.size() != 1 || ops[0].what != FormatWrite::What::Payload) return false;
+  const FormatWrite& w = ops[0];
+  Op op{OpKind::Write, cfg_.first_file_id + w.file, w.offset, w.bytes, cfg_.direct};
+  op.channel_arrays = w.channel == kAllChannels ? cfg_.stream.channels : 1;
+  double start = clock_.now();
+  if (steady_n_ > 0 &&
+      (op.file != steady_first_.file || op.bytes != steady_first_.bytes ||
+       op.offset != steady_first_.offset + steady_n_ * steady_first_.bytes ||
+       op.channel_arrays != steady_first_.channel_arrays || steady_n_ >= steady_.max_writes ||
+       !(start - steady_done_ >= steady_.min_gap)))
+    apply_steps();
+  if (steady_n_ == 0) {
+    if (backoff_ > 0) {
+      --backoff_;
+      return false;
+    }
+    steady_ = model_->steady_writes(op, start);
+    if (steady_.max_writes == 0) {
+      backoff_ = backoff_next_;
+      backoff_next_ = std::min<uint64_t>(backoff_next_ * 2, 64);
+      return false;
+    }
+    backoff_next_ = 1;
+    steady_first_ = op;
+  }
+  double dirtied = steady_.dirtied(start);
+  steady_done_ = steady_.done(dirtied);
+  steady_times_.push_back(dirtied);
+  steady_times_.push_back(steady_done_);
+  ++steady_n_;
+  clock_.sleep_until(steady_done_);
+  ++r_.ops, ++r_.stepped_ops;
+  r_.payload_bytes += w.bytes;
+  sizes_[w.file] = std::max(sizes_[w.file], w.offset + w.bytes);
+  return true;
 }
 
 void Run::stop(std::string reason, int err) {
@@ -158,7 +227,7 @@ bool Run::write_block(uint64_t frames) {
   layout_.append(frames, ops_);
   double t = clock_.now();
   if (!create_new_files()) return false;
-  bool ok = run_ops(ops_);
+  bool ok = step(ops_) || run_ops(ops_);
   r_.max_block_s = std::max(r_.max_block_s, clock_.now() - t);
   if (!ok) return false;
   // The block's space is free once its last write has returned.
@@ -218,6 +287,7 @@ RecorderResult Run::go() {
   layout_.begin(ops_);
   if (open_ok) open_ok = run_ops(ops_);
   t0_ = clock_.now();
+  next_due_ = time_of(1);
   r_.start_s = t0_;
 
   while (!stopped_) {

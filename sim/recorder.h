@@ -48,6 +48,12 @@ struct RecorderConfig {
   bool fsync_at_end = false;
   bool stop_at_first_overrun = false;  // capacity searches only need "any overrun?"
   FileId first_file_id = 1;            // files get ids first_file_id, +1, ...
+  // On a ModelDevice in virtual time, step over steady stretches (each
+  // block's write costing the same and the model behind it idle by the next
+  // one: ModelDevice::steady_writes) instead of submitting every write; the
+  // result is the same bit for bit. false: every write through the model
+  // (tests compare the two).
+  bool step_steady = true;
 };
 
 // Supplies payload bytes for a real device (record); null in simulation.
@@ -99,6 +105,7 @@ struct RecorderResult {
   uint64_t buffer_bytes = 0, block_bytes = 0, period_frames = 0;  // as used
   uint64_t ops = 0, payload_bytes = 0, other_bytes = 0;  // written by the recorder
   double max_block_s = 0;  // longest time to write one block (all its operations)
+  uint64_t stepped_ops = 0;  // of ops, writes stepped over (RecorderConfig::step_steady)
   std::vector<RecordedFile> files;
   // Why the recording stopped early, if it did ("FAT32 max file size (EFBIG)").
   std::string stopped_reason;
