@@ -43,6 +43,11 @@ def die(msg):
     sys.exit(2)
 
 
+def rig_of(label):
+    """The rig a row is about: 'hostcache (warm)' -> 'hostcache' (its profile and prediction)."""
+    return label.split()[0]
+
+
 def size_name(b):
     return f"{b // 1048576}MiB" if b % 1048576 == 0 else f"{b}B"
 
@@ -165,7 +170,7 @@ def main():
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         for key, rates in groups.items():
             rig, buffer, block, duration = key
-            prof = next((p for p in (os.path.join(d, f"predict-{rig.split()[0]}.toml") for d in a.profiles)
+            prof = next((p for p in (os.path.join(d, f"predict-{rig_of(rig)}.toml") for d in a.profiles)
                          if os.path.exists(p)), None)
             if prof is None:
                 continue
@@ -176,7 +181,7 @@ def main():
     for key in sorted(groups, key=lambda k: (k[0], k[1])):
         rig, buffer, block, duration = key
         if not any(k == key for k, _ in jobs):
-            print(f"{rig} {size_name(buffer)}: no predict-{rig.split()[0]}.toml in {', '.join(a.profiles)}: skipped",
+            print(f"{rig} {size_name(buffer)}: no predict-{rig_of(rig)}.toml in {', '.join(a.profiles)}: skipped",
                   file=sys.stderr)
             continue
         rows, ps, observed = [], [], 0
@@ -191,7 +196,7 @@ def main():
         expected = sum(ps)
         fit = two_sided(dist, observed)
         c5, c_lo, c_hi = criterion_rate([(rate / 1e6, k) for rate in groups[key] for k in groups[key][rate]])
-        pred = predictions.get((rig.split()[0], size_name(buffer)))
+        pred = predictions.get((rig_of(rig), size_name(buffer)))
         verdict = None
         if pred is not None:
             verdict = "inside" if (c_lo is None or pred >= c_lo) and (c_hi is None or pred <= c_hi) else "outside"

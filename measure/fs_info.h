@@ -48,16 +48,16 @@ bool marks_background_writeback(std::string_view fstype);
 // Returns false for a malformed line.
 bool parse_mountinfo_line(std::string_view line, std::string& mount_point, std::string& fstype, std::string& source,
                           std::string* super_options = nullptr);
+// The first number in a file (a /proc or /sys setting), or `dflt` when it
+// cannot be read.
+double read_number(const std::string& path, double dflt);
+
 // The block queue writeback goes through, as block/blk-wbt.c sees it: the
 // device's queue depth (the SCSI device's queue_depth, else nr_requests),
 // the largest request (max_sectors_kb) and whether writeback throttling is
 // on (wbt_lat_usec > 0; the BFQ scheduler turns it off). `dev_dir` is the
 // device's sysfs directory (/sys/dev/block/MAJ:MIN); a partition's queue is
 // its disk's (the parent directory). depth = 0 when nothing was found.
-// The first number in a file (a /proc or /sys setting), or `dflt` when it
-// cannot be read.
-double read_number(const std::string& path, double dflt);
-
 struct BlockQueue {
   double depth = 0, request_bytes = 0;
   bool wbt = false;

@@ -8,14 +8,17 @@
 #                  written with its value minus one, then its value: machine-wide,
 #                  restored at once); after a third random 0-5 s it returns. Sets
 #                  WARM_DELAYS to the three delays as a JSON array.
-#   warm_down      stop the ticker; vm.dirty_writeback_centisecs as it was (idempotent).
+#   warm_down      stop the ticker (and its dd or sleep, which would keep the rig's
+#                  mount busy); vm.dirty_writeback_centisecs as it was, if warm_up
+#                  touched it (idempotent).
 warm_wb_orig=$(cat /proc/sys/vm/dirty_writeback_centisecs)
-warm_ticker=
+warm_ticker= warm_touched=
 WARM_DELAYS=null
 warm_up() {
   local mnt=$1 a b c
   # Three uniform 0-5 s delays from /dev/urandom (an awk seed from "$RANDOM$RANDOM"
-  # overflowed to one value whenever it passed 2^31: the same delays in 1 run of 4).
+  # overflowed to one value whenever it passed 2^31: 3 of session 9's 48 warm runs
+  # got the same delays).
   read -r a b c < <(od -An -N6 -tu2 /dev/urandom | awk '{ printf "%.3f %.3f %.3f", 5 * $1 / 65536, 5 * $2 / 65536, 5 * $3 / 65536 }')
   ( while :; do dd if=/dev/urandom of="$mnt/ticker" bs=4096 count=1 conv=notrunc status=none; sleep 0.2; done ) &
   warm_ticker=$!
@@ -23,6 +26,7 @@ warm_up() {
   sync -f "$mnt"
   sleep "$b"
   if [ "$warm_wb_orig" -gt 1 ]; then
+    warm_touched=1
     echo $((warm_wb_orig - 1)) >/proc/sys/vm/dirty_writeback_centisecs
     echo "$warm_wb_orig" >/proc/sys/vm/dirty_writeback_centisecs
   fi
@@ -30,6 +34,9 @@ warm_up() {
   WARM_DELAYS="[$a,$b,$c]"
 }
 warm_down() {
-  if [ -n "$warm_ticker" ]; then kill "$warm_ticker" 2>/dev/null; wait "$warm_ticker" 2>/dev/null; warm_ticker=; fi
-  echo "$warm_wb_orig" >/proc/sys/vm/dirty_writeback_centisecs
+  if [ -n "$warm_ticker" ]; then
+    kill "$warm_ticker" 2>/dev/null; pkill -P "$warm_ticker" 2>/dev/null
+    wait "$warm_ticker" 2>/dev/null; warm_ticker=
+  fi
+  if [ -n "$warm_touched" ]; then echo "$warm_wb_orig" >/proc/sys/vm/dirty_writeback_centisecs; warm_touched=; fi
 }
