@@ -5,11 +5,14 @@
 #     and their phases (jbd2_commit_locking: waiting for open handles, so new ones
 #     wait; _flushing: the ordered data goes down; _logging: the journal's own write);
 #   - the block layer's writeback throttling depth changes (wbt_step), if enabled;
+#   - the dirty throttle's decisions (balance_dirty_pages: dirty level, the device's
+#     rate limit and the writer's pause; bdi_dirty_ratelimit: how that limit moves);
 #   - the flusher's work on the rig's device (writeback_written: why; and per file
 #     pass, writeback_single_inode: pages written of the pass's allowance);
 #   - /proc/meminfo Dirty and Writeback every 20 ms (machine-wide), and the rig's own
 #     block device: KiB written so far and requests in flight (/sys/block/loopN/stat);
-#   - the kernel stack of every recorder thread found blocked (state D) at a sample.
+#   - the kernel stack of every recorder thread found blocked (state D) at a sample,
+#     and of the rig's userspace driver's threads (ntfs-3g, exfat-fuse: "drv:").
 # Prints, per recorder write that took longer than --slow, what the kernel was doing:
 # the commit in flight (if any), Writeback at the time, the blocked stack's top frames.
 #
@@ -92,7 +95,8 @@ inst=$tr/instances/streamdisk-probe-$$
 mkdir "$inst" || die "cannot create a tracefs instance in $tr/instances"
 for e in jbd2/jbd2_start_commit jbd2/jbd2_commit_locking jbd2/jbd2_commit_flushing \
          jbd2/jbd2_commit_logging jbd2/jbd2_end_commit wbt/wbt_step \
-         writeback/writeback_written writeback/writeback_single_inode; do
+         writeback/writeback_written writeback/writeback_single_inode \
+         writeback/balance_dirty_pages writeback/bdi_dirty_ratelimit; do
   [ -e "$inst/events/$e/enable" ] && echo 1 >"$inst/events/$e/enable"
 done
 echo 4096 >"$inst/buffer_size_kb" 2>/dev/null
@@ -107,11 +111,14 @@ rec=$!  # chrt and refrec.sh exec: the recorder keeps this pid
 # Samples are stamped with CLOCK_MONOTONIC (the recorder's and the trace's clock):
 # bash's $EPOCHREALTIME plus the offset between the two clocks, taken once.
 # A line "TIME DIRTY_KB WRITEBACK_KB DEV_WRITTEN_KB DEV_INFLIGHT" per sample, and before it one
-# "TIME DIRTY_KB WRITEBACK_KB D FRAME..." per recorder thread blocked then.
+# "TIME DIRTY_KB WRITEBACK_KB D FRAME..." per recorder thread blocked then (and
+# "... D drv:FRAME ..." per blocked thread of the rig's userspace driver).
 loopdev=$(sed -n 's/^LOOP=//p' "$dir/rig.env" | tail -1)
 devstat=/sys/block/$(basename "$loopdev")/stat
 bdi=$(( $(stat -c '0x%t' "$loopdev") )):$(( $(stat -c '0x%T' "$loopdev") ))
 [ -r "$devstat" ] || die "cannot read the rig's block device statistics ($devstat)"
+# The rig's userspace filesystem driver, if it has one: the process whose command line names the mount.
+driver=$(pgrep -f -- "$mnt" | while read -r p; do [ "$p" != "$rec" ] && grep -qE 'ntfs-3g|exfat' "/proc/$p/comm" 2>/dev/null && echo "$p"; done | head -1)
 offset=$(python3 -c 'import time; print(f"{time.clock_gettime(time.CLOCK_MONOTONIC) - time.time():.6f}")')
 (
   while kill -0 "$rec" 2>/dev/null; do
@@ -120,6 +127,11 @@ offset=$(python3 -c 'import time; print(f"{time.clock_gettime(time.CLOCK_MONOTON
     for task in /proc/"$rec"/task/*; do
       grep -q '^State:.*D' "$task/status" 2>/dev/null &&
         echo "$now D $(head -8 "$task/stack" 2>/dev/null | awk '{printf "%s ", $2}')"
+    done
+    # A userspace driver's threads (ntfs-3g, exfat-fuse) too, marked drv:
+    for task in ${driver:+/proc/$driver/task/*}; do
+      grep -q '^State:.*D' "$task/status" 2>/dev/null &&
+        echo "$now D drv:$(head -8 "$task/stack" 2>/dev/null | awk '{printf "%s ", $2}')"
     done
     read -r _ _ _ _ _ _ wsec _ inflight _ <"$devstat"
     echo "$now $((wsec / 2)) $inflight"
@@ -177,7 +189,7 @@ for line in open(f"{out}/samples.txt"):
     f = line.split()
     if len(f) >= 3:
         samples.append((float(f[0]) - t0, int(f[1]), int(f[2]), " ".join(f[4:7]) if len(f) > 3 and f[3] == "D" else ""))
-    if len(f) == 5:
+    if len(f) == 5 and f[3] != "D":
         dev.append((float(f[0]) - t0, int(f[3]), int(f[4])))
 # The rig's device, second by second: MiB it wrote (only seconds with writes).
 per_s = {}
