@@ -95,6 +95,11 @@ double kernel_writeback_chunk(double device_bps, double limit) {
   return std::max(mib4, std::floor((pages + mib4) / mib4) * mib4);
 }
 
+// A device's share of the dirty limit below this after characterize's own
+// writes means another disk wrote meanwhile (Linux's split follows recent
+// writeback: a device that alone wrote converges to all of it).
+constexpr double kWholeShare = 0.9;
+
 // /sys/dev/block/MAJ:MIN of the device holding `dir` (for a FUSE filesystem
 // on a block device: its mount source) when its stat file is readable, or "".
 std::string block_dev_dir(const std::string& dir, const FsInfo& fs) {
@@ -689,6 +694,16 @@ R run_characterize(const CharacterizeConfig& cfg) {
                           "wait for one writeback chunk (host.writeback_queue_bytes)");
     }
     dirty = find_estimate(cal, "host.dirty_limit_bytes");  // push_back moved it
+    // The model gives the device the whole limit, which it has after its own
+    // writes only if nothing else on the machine wrote meanwhile.
+    DirtyShare share = dev_dir.empty() ? DirtyShare{} : dirty_share(dev_dir);
+    if (share.share >= 0 && share.share < kWholeShare)
+      rep.notes.push_back(fmt::format(
+          "the kernel gave this device {:.0f} % of the dirty limit at the end ({} of {}, {}): Linux splits it "
+          "among disks by their recent writeback, so another disk wrote meanwhile. The profile gives the device the "
+          "whole limit, as on a quiet machine: measure again with nothing else writing, or expect a recording to be "
+          "throttled earlier while other disks write",
+          100 * share.share, format_size(share.device_kb * 1024), format_size(share.total_kb * 1024), share.path));
   }
   if (rep.fs.userspace && dirty) {
     // "Direct" writes through a FUSE driver went through the page cache below

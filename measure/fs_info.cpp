@@ -244,4 +244,27 @@ BlockQueue block_queue(const std::string& dev_dir) {
   return q;
 }
 
+DirtyShare dirty_share(const std::string& dev_dir, const std::string& debugfs) {
+  DirtyShare d;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  // A partition has a "partition" file; its disk (the parent) holds the bdi.
+  fs::path dir = fs::exists(fs::path(dev_dir) / "partition", ec) ? fs::path(dev_dir) / ".." : fs::path(dev_dir);
+  std::ifstream devf(dir / "dev");
+  std::string id;
+  if (!(devf >> id) || id.find(':') == std::string::npos) return d;
+  d.path = (fs::path(debugfs) / "bdi" / id / "stats").string();
+  std::ifstream f(d.path);
+  for (std::string line; std::getline(f, line);) {
+    std::istringstream in(line);  // "BdiDirtyThresh:     16384 kB"
+    std::string key;
+    double v;
+    if (!(in >> key >> v)) continue;
+    if (key == "BdiDirtyThresh:") d.device_kb = v;
+    if (key == "DirtyThresh:") d.total_kb = v;
+  }
+  if (d.total_kb > 0) d.share = d.device_kb / d.total_kb;
+  return d;
+}
+
 }  // namespace sd

@@ -65,6 +65,19 @@ struct BlockQueue {
 };
 BlockQueue block_queue(const std::string& dev_dir);
 
+// A device's share of the kernel's dirty limit. Linux splits the limit among
+// the devices by their part of recent writeback (wb_calc_thresh), so a device
+// has all of it only while nothing else on the machine writes; with a smaller
+// share its writers are throttled earlier than vm.dirty_bytes says. Read from
+// debugfs (bdi/MAJ:MIN/stats: BdiDirtyThresh over DirtyThresh). `dev_dir` as
+// for block_queue (a partition's share is its disk's); `debugfs` is where
+// debugfs is mounted. share < 0 when it cannot be read (no debugfs, not root).
+struct DirtyShare {
+  double share = -1, device_kb = 0, total_kb = 0;
+  std::string path;  // the stats file read
+};
+DirtyShare dirty_share(const std::string& dev_dir, const std::string& debugfs = "/sys/kernel/debug");
+
 // The journal commit interval of a mount: ext3/ext4 commit every `commit=`
 // seconds (mount option), 5 by default (kernel ext4 docs); 0 for the others.
 double journal_commit_seconds(std::string_view fstype, std::string_view super_options);

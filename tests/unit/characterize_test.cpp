@@ -383,3 +383,35 @@ TEST_CASE("the block queue writeback goes through is read from sysfs: disk, part
   // Nothing there: depth 0, and the caller falls back to one chunk.
   CHECK(block_queue((fs::path(root.path) / "none").string()).depth == 0);
 }
+
+TEST_CASE("a device's share of the dirty limit is read from debugfs: disk, partition, nothing there",
+          "[characterize][sysfs]") {
+  TempDir root;
+  namespace fs = std::filesystem;
+  auto put = [](const fs::path& p, const std::string& text) {
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << text;
+  };
+  fs::path sys = fs::path(root.path) / "sys", debug = fs::path(root.path) / "debug";
+  // The stats file as Linux 6.x writes it (kB, aligned columns, more keys around).
+  auto stats = [](int device_kb, int total_kb) {
+    return "BdiWriteback:                0 kB\nBdiReclaimable:              0 kB\nBdiDirtyThresh:         " +
+           std::to_string(device_kb) + " kB\nDirtyThresh:           " + std::to_string(total_kb) +
+           " kB\nBackgroundThresh:      2428248 kB\nBdiWriteBandwidth:           0 kBps\nb_dirty:  0\n";
+  };
+  put(sys / "loop0/dev", "7:0\n");
+  put(debug / "bdi/7:0/stats", stats(16380, 16384));
+  DirtyShare d = dirty_share((sys / "loop0").string(), debug.string());
+  CHECK(d.share == Approx(16380.0 / 16384));
+  CHECK(d.device_kb == 16380);
+  CHECK(d.path == (debug / "bdi/7:0/stats").string());
+  // A partition's share is its disk's bdi (8:16 for sdb, not 8:17).
+  put(sys / "sdb/dev", "8:16\n");
+  put(sys / "sdb/sdb1/dev", "8:17\n");
+  put(sys / "sdb/sdb1/partition", "1\n");
+  put(debug / "bdi/8:16/stats", stats(607788, 4862436));
+  CHECK(dirty_share((sys / "sdb/sdb1").string(), debug.string()).share == Approx(0.125).epsilon(0.001));
+  // No debugfs (not mounted, not root) or no device: unknown, not 0.
+  CHECK(dirty_share((sys / "loop0").string(), (fs::path(root.path) / "nodebug").string()).share < 0);
+  CHECK(dirty_share((sys / "none").string(), debug.string()).share < 0);
+}
