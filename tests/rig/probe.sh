@@ -64,8 +64,11 @@ cleanup() {
     echo 0 >"$inst/tracing_on" 2>/dev/null
     rmdir "$inst" 2>/dev/null
   fi
-  "$here/rig.sh" down "$dir" >/dev/null 2>&1
-  rmdir "$dir" 2>/dev/null
+  # The rig's directory is this script's own (mktemp below); its logs go with it once
+  # nothing is mounted in it any more.
+  if "$here/rig.sh" down "$dir" >/dev/null 2>&1 && ! mountpoint -q "$dir/mnt" && ! mountpoint -q "$dir/nbd"; then
+    rm -rf --one-file-system -- "$dir"
+  fi
   [ -n "$mounted_trace" ] && umount "$mounted_trace" 2>/dev/null
   [ -n "$mounted_debug" ] && umount /sys/kernel/debug 2>/dev/null
 }
