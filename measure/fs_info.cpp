@@ -228,12 +228,23 @@ double read_number(const std::string& path, double dflt) {
   return (f >> v) ? v : dflt;
 }
 
+namespace {
+// The sysfs directory of the disk a block device belongs to: the device's own,
+// or for a partition (which has no queue of its own) its parent's. Its queue
+// and its bdi (the dirty limit's share) are the disk's.
+std::filesystem::path disk_dir(const std::string& dev_dir) {
+  std::error_code ec;
+  std::filesystem::path dir(dev_dir);
+  return std::filesystem::exists(dir / "queue", ec) ? dir : dir / "..";
+}
+}  // namespace
+
 BlockQueue block_queue(const std::string& dev_dir) {
   BlockQueue q;
   auto number = [](const std::filesystem::path& path) { return read_number(path, 0); };
   namespace fs = std::filesystem;
   std::error_code ec;
-  fs::path dir = fs::exists(fs::path(dev_dir) / "queue", ec) ? fs::path(dev_dir) : fs::path(dev_dir) / "..";
+  fs::path dir = disk_dir(dev_dir);
   double nr = number(dir / "queue/nr_requests"), kb = number(dir / "queue/max_sectors_kb");
   double scsi = number(dir / "device/queue_depth"), lat = number(dir / "queue/wbt_lat_usec");
   if (nr <= 0 || kb <= 0) return q;
@@ -247,10 +258,7 @@ BlockQueue block_queue(const std::string& dev_dir) {
 DirtyShare dirty_share(const std::string& dev_dir, const std::string& debugfs) {
   DirtyShare d;
   namespace fs = std::filesystem;
-  std::error_code ec;
-  // A partition has a "partition" file; its disk (the parent) holds the bdi.
-  fs::path dir = fs::exists(fs::path(dev_dir) / "partition", ec) ? fs::path(dev_dir) / ".." : fs::path(dev_dir);
-  std::ifstream devf(dir / "dev");
+  std::ifstream devf(disk_dir(dev_dir) / "dev");
   std::string id;
   if (!(devf >> id) || id.find(':') == std::string::npos) return d;
   d.path = (fs::path(debugfs) / "bdi" / id / "stats").string();

@@ -127,14 +127,12 @@ offset=$(python3 -c 'import time; print(f"{time.clock_gettime(time.CLOCK_MONOTON
   while kill -0 "$rec" 2>/dev/null; do
     now=$(awk -v r="$EPOCHREALTIME" -v o="$offset" \
       '/^Dirty:|^Writeback:/{v = v " " $2} END{printf "%.6f%s", r + o, v}' /proc/meminfo)
-    for task in /proc/"$rec"/task/*; do
-      grep -q '^State:.*D' "$task/status" 2>/dev/null &&
-        echo "$now D $(head -8 "$task/stack" 2>/dev/null | awk '{printf "%s ", $2}')"
-    done
-    # A userspace driver's threads (ntfs-3g, exfat-fuse) too, marked drv:
-    for task in ${driver:+/proc/$driver/task/*}; do
-      grep -q '^State:.*D' "$task/status" 2>/dev/null &&
-        echo "$now D drv:$(head -8 "$task/stack" 2>/dev/null | awk '{printf "%s ", $2}')"
+    # The recorder's threads, and a userspace driver's (ntfs-3g, exfat-fuse) marked drv:
+    for who in "$rec:" ${driver:+"$driver:drv:"}; do
+      for task in /proc/"${who%%:*}"/task/*; do
+        grep -q '^State:.*D' "$task/status" 2>/dev/null &&
+          echo "$now D ${who#*:}$(head -8 "$task/stack" 2>/dev/null | awk '{printf "%s ", $2}')"
+      done
     done
     read -r _ _ _ _ _ _ wsec _ inflight _ <"$devstat"
     echo "$now $((wsec / 2)) $inflight"

@@ -400,6 +400,7 @@ TEST_CASE("a device's share of the dirty limit is read from debugfs: disk, parti
            " kB\nBackgroundThresh:      2428248 kB\nBdiWriteBandwidth:           0 kBps\nb_dirty:  0\n";
   };
   put(sys / "loop0/dev", "7:0\n");
+  put(sys / "loop0/queue/nr_requests", "128\n");  // a disk has a queue, a partition not
   put(debug / "bdi/7:0/stats", stats(16380, 16384));
   DirtyShare d = dirty_share((sys / "loop0").string(), debug.string());
   CHECK(d.share == Approx(16380.0 / 16384));
@@ -407,6 +408,7 @@ TEST_CASE("a device's share of the dirty limit is read from debugfs: disk, parti
   CHECK(d.path == (debug / "bdi/7:0/stats").string());
   // A partition's share is its disk's bdi (8:16 for sdb, not 8:17).
   put(sys / "sdb/dev", "8:16\n");
+  put(sys / "sdb/queue/nr_requests", "2\n");
   put(sys / "sdb/sdb1/dev", "8:17\n");
   put(sys / "sdb/sdb1/partition", "1\n");
   put(debug / "bdi/8:16/stats", stats(607788, 4862436));
