@@ -95,6 +95,60 @@ double kernel_writeback_chunk(double device_bps, double limit) {
   return std::max(mib4, std::floor((pages + mib4) / mib4) * mib4);
 }
 
+// What the kernel's settings say about the page cache's writeback and the
+// block queue under the filesystem. On real storage they are read from
+// /proc/sys/vm and /sys/block; on a model (characterize -p, in virtual time)
+// from the model's host layer, which is that model's kernel. Either way only
+// what a real run reads from the kernel comes from here: the dirty limit the
+// buffered phase runs into is fitted from its trace.
+struct KernelSettings {
+  double dirty_limit = 0;  // the hard limit (0: unknown)
+  double background = 0;   // the background level, Linux's halving rule applied
+  double expire_ms = 30000, interval_ms = 5000;
+  double chunk = -1;       // the writeback chunk (< 0: the kernel's rule from the sustained rate)
+  BlockQueue queue;        // depth 0: not found
+  bool marks_background = true;  // the driver marks its writeback as background I/O
+  std::string source;      // "/proc/sys/vm" or the model
+  bool model = false;
+  // The text each parameter's source gives: "kernel setting (vm.dirty_expire_centisecs)".
+  std::string how(const char* kernel_name, const char* host_key) const {
+    return model ? fmt::format("the model's host.{} (its kernel setting)", host_key)
+                 : fmt::format("kernel setting ({})", kernel_name);
+  }
+};
+
+KernelSettings real_kernel_settings(const std::string& dev_dir, std::string_view fstype) {
+  KernelSettings k;
+  k.dirty_limit = kernel_dirty_limit();
+  k.background = kernel_dirty_background(k.dirty_limit);
+  k.expire_ms = read_number("/proc/sys/vm/dirty_expire_centisecs", 3000) * 10;
+  k.interval_ms = read_number("/proc/sys/vm/dirty_writeback_centisecs", 500) * 10;
+  if (!dev_dir.empty()) k.queue = block_queue(dev_dir);
+  k.marks_background = marks_background_writeback(fstype);
+  k.source = "/proc/sys/vm";
+  return k;
+}
+
+KernelSettings model_kernel_settings(const Profile& p) {
+  KernelSettings k;
+  const LayerParams& h = p.params(Layer::Host);
+  k.model = true;
+  k.dirty_limit = h.get("dirty_limit_bytes");
+  k.background = h.get("dirty_background_bytes");
+  if (k.dirty_limit > 0 && k.background >= k.dirty_limit) k.background = k.dirty_limit / 2;
+  k.expire_ms = h.get("dirty_expire_ms");
+  k.interval_ms = h.get("writeback_interval_ms");
+  k.chunk = h.get("writeback_chunk_bytes");
+  if (h.get("wbt_queue_depth") > 0) {
+    k.queue = {h.get("wbt_queue_depth"), h.get("writeback_request_bytes"), true, "the model's host.wbt_queue_depth"};
+  } else if (h.get("writeback_queue_bytes") > 0) {
+    k.queue = {1, h.get("writeback_queue_bytes"), false, "the model's host.writeback_queue_bytes"};
+  }
+  k.marks_background = p.params(Layer::Filesystem).get("writeback_background") != 0;
+  k.source = "the model's host layer";
+  return k;
+}
+
 // A device's share of the dirty limit below this after characterize's own
 // writes means another disk wrote meanwhile (Linux's split follows recent
 // writeback: a device that alone wrote converges to all of it).
@@ -234,8 +288,9 @@ R run_characterize(const CharacterizeConfig& cfg) {
       return R::error(fmt::format("--keep-traces {}: not writable; pick a directory you may write to", cfg.keep_traces));
   }
 
-  // The target.
+  // The target, and what its kernel's settings say.
   Target t;
+  KernelSettings kernel;
   if (!cfg.profile.empty()) {
     auto p = load_profile(cfg.profile, cfg.sets);
     if (!p) return R::error(p.message());
@@ -250,6 +305,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
     rep.fs.journal_commit_s = p->params(Layer::Filesystem).get("journal_commit_ms") * 1e-3;
     rep.fs.fstype = rep.fs.userspace ? "model (userspace driver)" : "model (kernel driver)";
     rep.fs.how = "the profile's filesystem.userspace";
+    kernel = model_kernel_settings(*p);
   } else {
     auto d = RealDevice::open({cfg.path, "streamdisk-characterize"}, t.real_clock);
     if (!d) return R::error(d.message());
@@ -262,6 +318,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
     rep.target = cfg.path;
     rep.fs = rd->fs();
     if (!rd->direct_bypasses()) rep.notes.push_back(rd->direct_note());
+    kernel = real_kernel_settings(block_dev_dir(cfg.path, rep.fs), rep.fs.fstype);
     cleanup::set_cooperative();
   }
   const std::atomic<bool>* cancel = cfg.cancel ? cfg.cancel : (t.real ? cleanup::cancel_flag() : nullptr);
@@ -447,7 +504,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
   }
 
   // 5. Buffered: the host page cache.
-  double dirty_guess = t.real ? kernel_dirty_limit() : 0, buffered_bytes = 0, buffered_write_s = 0;
+  double dirty_guess = kernel.dirty_limit, buffered_bytes = 0, buffered_write_s = 0;
   if (go()) {
     double t0 = t.clock->now(), b0 = written;
     SustainedSweep s;
@@ -455,7 +512,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
     s.max_seconds = plan.buffered;
     // Past the dirty limit, but no more than the device drains in the phase's
     // time: the fsync at the end must not take longer than the writes did.
-    double want = (t.real ? 1.5 * dirty_guess : 0) + std::max(sustained, 1e6) * plan.buffered;
+    double want = 1.5 * dirty_guess + std::max(sustained, 1e6) * plan.buffered;
     double drainable = std::max(sustained, 1e6) * plan.buffered;
     s.max_bytes = static_cast<uint64_t>(std::min({rep.max_bytes, want, std::max(drainable, 64 * kMiB)}));
     s.window = 0.25;
@@ -468,7 +525,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
               fmt::format("{} in {:.1f} s (+ {:.1f} s fsync): {} at first, {} at the end", format_size(r.bytes),
                           r.seconds - r.fsync_seconds, r.fsync_seconds, format_rate(r.initial_rate),
                           format_rate(r.final_rate)));
-    if (t.real && dirty_guess > 0.9 * static_cast<double>(s.max_bytes))
+    if (dirty_guess > 0.9 * static_cast<double>(s.max_bytes))
       rep.notes.push_back(fmt::format("the kernel's dirty limit (~{}) is more than the buffered phase could write "
                                       "here ({}: the safe level, or what the device drains in {:.0f} s): the "
                                       "kernel's setting is used instead of a measurement",
@@ -595,7 +652,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
   if (rep.fs.journal_commit_s > 0 && !rep.fs.userspace)
     cal.params.push_back({"filesystem.journal_commit_ms", rep.fs.journal_commit_s * 1e3, 0, 0, 0,
                           "the mount's journal commit interval (commit= option, else ext4's default 5 s)", how});
-  if (!marks_background_writeback(rep.fs.fstype))
+  if (!kernel.marks_background)
     cal.params.push_back({"filesystem.writeback_background", 0, 0, 0, 0,
                           "the driver's writeback is not marked as background (ext4's own requests): writeback "
                           "throttling allows it its normal depth",
@@ -618,7 +675,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
   else if (t.model && t.model->files().capacity() > 0)
     cal.params.push_back({"device.capacity_bytes", t.model->files().capacity(), 0, 0, 0, "the model's capacity", rep.target});
   auto* dirty = find_estimate(cal, "host.dirty_limit_bytes");
-  if (dirty && t.real && buffered_bytes < 1.1 * dirty_guess && dirty->value > 0.8 * buffered_bytes) {
+  if (dirty && buffered_bytes < 1.1 * dirty_guess && dirty->value > 0.8 * buffered_bytes) {
     // A "limit" near the end of what was written is the end of the data, not the cache.
     rep.notes.push_back(fmt::format("the buffered phase wrote {}, less than the kernel's dirty limit (~{}): its "
                                     "fitted limit ({}) is not used",
@@ -626,7 +683,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
     drop_estimate(cal, "host.dirty_limit_bytes");
     dirty = nullptr;
   }
-  if (dirty && t.real && buffered_write_s > 0) {
+  if (dirty && buffered_write_s > 0) {
     // Whatever the fit says, the cache held at least what was written less
     // what the device can have taken meanwhile.
     auto* bm = find_estimate(cal, "device.burst_mbps");
@@ -643,18 +700,20 @@ R run_characterize(const CharacterizeConfig& cfg) {
     }
   }
   bool fitted_limit = dirty != nullptr;  // else the kernel's setting, pushed below
-  if (!dirty && t.real && dirty_guess > 0) {
-    cal.params.push_back({"host.dirty_limit_bytes", dirty_guess, 0, 0, 0, "kernel setting (vm.dirty_bytes or "
-                          "dirty_ratio x available memory): the buffered phase did not reach it", "/proc/sys/vm"});
+  if (!dirty && dirty_guess > 0) {
+    cal.params.push_back({"host.dirty_limit_bytes", dirty_guess, 0, 0, 0,
+                          kernel.how("vm.dirty_bytes or dirty_ratio x available memory", "dirty_limit_bytes") +
+                              ": the buffered phase did not reach it",
+                          kernel.source});
     dirty = &cal.params.back();
   }
-  if (t.real && dirty && dirty_guess > 0) {
+  if (dirty && dirty_guess > 0) {
     // Linux's writeback policy below the hard limit: when dirty data goes
     // down and in what chunks (a journal commit waits for the chunk in
     // flight). Read from the kernel's settings; the device's share of the
     // background level scales like its share of the limit.
     double limit = dirty->value;
-    double bg = kernel_dirty_background(dirty_guess) * std::min(1.0, limit / dirty_guess);
+    double bg = kernel.background * std::min(1.0, limit / dirty_guess);
     if (fitted_limit && bg > 0 && bg < limit) {
       // A fitted limit is where the buffered writes were throttled: Linux's
       // freerun ceiling, halfway between the background level and the
@@ -663,33 +722,39 @@ R run_characterize(const CharacterizeConfig& cfg) {
       dirty->method += fmt::format(" (throttled from {}: the limit that puts the freerun ceiling there, with the "
                                 "background level {})", format_size(limit), format_size(bg));
     }
-    std::string sysvm = "/proc/sys/vm";
+    const std::string& sysvm = kernel.source;
     cal.params.push_back({"host.dirty_background_bytes", bg, 0, 0, 0,
-                          "kernel setting (vm.dirty_background_bytes or dirty_background_ratio x available memory)",
+                          kernel.how("vm.dirty_background_bytes or dirty_background_ratio x available memory",
+                                     "dirty_background_bytes"),
                           sysvm});
-    cal.params.push_back({"host.dirty_expire_ms", read_number("/proc/sys/vm/dirty_expire_centisecs", 3000) * 10, 0, 0, 0,
-                          "kernel setting (vm.dirty_expire_centisecs)", sysvm});
-    cal.params.push_back({"host.writeback_interval_ms", read_number("/proc/sys/vm/dirty_writeback_centisecs", 500) * 10,
-                          0, 0, 0, "kernel setting (vm.dirty_writeback_centisecs)", sysvm});
-    cal.params.push_back({"host.writeback_chunk_bytes", kernel_writeback_chunk(sustained, dirty_guess), 0, 0, 0,
-                          "kernel setting (the kernel's writeback chunk: half a second of the sustained rate, at "
-                          "most 1/8 of the dirty limit, plus 4 MiB)",
-                          sysvm});
+    cal.params.push_back({"host.dirty_expire_ms", kernel.expire_ms, 0, 0, 0,
+                          kernel.how("vm.dirty_expire_centisecs", "dirty_expire_ms"), sysvm});
+    cal.params.push_back({"host.writeback_interval_ms", kernel.interval_ms, 0, 0, 0,
+                          kernel.how("vm.dirty_writeback_centisecs", "writeback_interval_ms"), sysvm});
+    if (kernel.chunk >= 0)
+      cal.params.push_back({"host.writeback_chunk_bytes", kernel.chunk, 0, 0, 0,
+                            kernel.how("the kernel's writeback chunk", "writeback_chunk_bytes"), sysvm});
+    else
+      cal.params.push_back({"host.writeback_chunk_bytes", kernel_writeback_chunk(sustained, dirty_guess), 0, 0, 0,
+                            "kernel setting (the kernel's writeback chunk: half a second of the sustained rate, at "
+                            "most 1/8 of the dirty limit, plus 4 MiB)",
+                            sysvm});
     // The block queue under the filesystem: how much writeback it holds
     // submitted at once, which a journal commit waits for.
-    std::string dev_dir = block_dev_dir(cfg.path, rep.fs);
-    BlockQueue q = dev_dir.empty() ? BlockQueue{} : block_queue(dev_dir);
+    std::string dev_dir = t.real ? block_dev_dir(cfg.path, rep.fs) : "";
+    const BlockQueue& q = kernel.queue;
     if (q.depth > 0) {
-      std::string sys = "/sys/block";
-      cal.params.push_back({"host.writeback_request_bytes", q.request_bytes, 0, 0, 0, "kernel setting (" + q.how + ")", sys});
+      std::string sys = kernel.model ? kernel.source : "/sys/block";
+      std::string qhow = kernel.model ? q.how : "kernel setting (" + q.how + ")";
+      cal.params.push_back({"host.writeback_request_bytes", q.request_bytes, 0, 0, 0, qhow, sys});
       if (q.wbt) {
-        cal.params.push_back({"host.wbt_queue_depth", q.depth, 0, 0, 0, "kernel setting (" + q.how + ")", sys});
+        cal.params.push_back({"host.wbt_queue_depth", q.depth, 0, 0, 0, qhow, sys});
         cal.params.push_back({"host.writeback_queue_bytes", 0, 0, 0, 0,
                               "not used: writeback throttling (host.wbt_queue_depth) sets the queue", sys});
       } else
         cal.params.push_back({"host.writeback_queue_bytes", q.depth * q.request_bytes, 0, 0, 0,
-                              "kernel setting (" + q.how + "; writeback throttling off: the whole queue)", sys});
-    } else if (!rep.fs.userspace) {
+                              qhow + (kernel.model ? "" : "; writeback throttling off: the whole queue"), sys});
+    } else if (!rep.fs.userspace && !kernel.model) {
       rep.notes.push_back("the block queue under the filesystem was not found in /sys: a journal commit is taken to "
                           "wait for one writeback chunk (host.writeback_queue_bytes)");
     }
