@@ -504,7 +504,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
   }
 
   // 5. Buffered: the host page cache.
-  double dirty_guess = kernel.dirty_limit, buffered_bytes = 0, buffered_write_s = 0;
+  double dirty_guess = kernel.dirty_limit, buffered_bytes = 0, buffered_write_s = 0, buffered_end_rate = 0;
   if (go()) {
     double t0 = t.clock->now(), b0 = written;
     SustainedSweep s;
@@ -533,6 +533,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
                                       plan.buffered));
     buffered_bytes = r.bytes;
     buffered_write_s = r.seconds - r.fsync_seconds;
+    buffered_end_rate = r.final_rate;
   }
 
   // 6. Paced writes at fractions of the sustained rate, as a recorder's writer.
@@ -685,9 +686,11 @@ R run_characterize(const CharacterizeConfig& cfg) {
   }
   if (dirty && buffered_write_s > 0) {
     // Whatever the fit says, the cache held at least what was written less
-    // what the device can have taken meanwhile.
+    // what the device can have taken meanwhile: at most its burst rate, its
+    // sustained rate, or the rate the buffered writes ended at (throttled to
+    // what the device took then).
     auto* bm = find_estimate(cal, "device.burst_mbps");
-    double fastest = std::max(sustained, bm ? bm->value * 1e6 : 0.0);
+    double fastest = std::max({sustained, bm ? bm->value * 1e6 : 0.0, buffered_end_rate});
     double held = buffered_bytes - fastest * buffered_write_s;
     if (dirty->value < 0.7 * held) {
       rep.notes.push_back(fmt::format("the fitted dirty limit ({}) is less than the page cache held in the buffered "
@@ -698,6 +701,18 @@ R run_characterize(const CharacterizeConfig& cfg) {
       drop_estimate(cal, "host.dirty_limit_bytes");
       dirty = nullptr;
     }
+  }
+  if (dirty && dirty_guess > 0 && dirty->value > 1.25 * dirty_guess) {
+    // The page cache cannot hold more than the kernel lets it: fast writes
+    // past that went into the device's write cache (the fit found where the
+    // device slowed down, not where the kernel throttled).
+    auto* burst = find_estimate(cal, "device.burst_bytes");
+    rep.notes.push_back(fmt::format("the fitted dirty limit ({}) is more than the kernel's ({}, {}): the buffered "
+                                    "phase's fast writes went on into the device's write cache{}; not used",
+                                    format_size(dirty->value), format_size(dirty_guess), kernel.source,
+                                    burst ? fmt::format(" (burst {})", format_size(burst->value)) : ""));
+    drop_estimate(cal, "host.dirty_limit_bytes");
+    dirty = nullptr;
   }
   bool fitted_limit = dirty != nullptr;  // else the kernel's setting, pushed below
   if (!dirty && dirty_guess > 0) {
@@ -798,7 +813,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
                                               : e.method;
     std::string phase = e.method == "detected"                   ? "filesystem"
                         : e.key == "device.capacity_bytes"          ? "space"
-                        : e.method.starts_with("kernel setting")    ? "kernel"
+                        : e.method.starts_with("kernel setting") || e.from == kernel.source ? "kernel"
                                                                     : phase_of(e.from);
     rep.found.push_back({e.key, e.value, unit_of(e.key), phase, sure});
   }
