@@ -12,6 +12,7 @@
 # real device can fix. Runs in a few minutes on 2 cores; nothing is timed.
 #
 # Usage: bench/self_consistency.sh [--stacks "a b"] [--buffers "1MiB 4MiB"] [--out DIR]
+#   --out DIR (new or empty) keeps each stack's fitted profile and characterize log.
 # Example: bench/self_consistency.sh --stacks fuse-behind-cache --buffers 1MiB
 # Prints a markdown table and a summary line (rows within +-10 %).
 set -u
@@ -23,6 +24,7 @@ die() { echo "self_consistency.sh: $*" >&2; exit 2; }
 dir=bench/self_consistency
 stacks=$(cd "$dir" && ls *.toml | sed 's/\.toml$//' | tr '\n' ' ') buffers="1MiB 4MiB" out=
 while [ $# -gt 0 ]; do
+  case "$1" in --stacks|--buffers|--out) [ $# -ge 2 ] || die "$1 needs a value: see --help" ;; esac
   case "$1" in
     --stacks) stacks=$2; shift 2 ;; --buffers) buffers=$2; shift 2 ;; --out) out=$2; shift 2 ;;
     *) die "unknown argument '$1': see --help" ;;
@@ -30,7 +32,11 @@ while [ $# -gt 0 ]; do
 done
 work=$(mktemp -d /tmp/sd-selfcons.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-[ -n "$out" ] && { mkdir -p "$out" || die "cannot create $out"; }
+if [ -n "$out" ]; then
+  # Never over files it did not write: the directory must be new or empty.
+  [ -d "$out" ] && [ -n "$(ls -A "$out")" ] && die "--out $out is not empty: give a new or empty directory"
+  mkdir -p "$out" || die "cannot create $out"
+fi
 cap() {  # PROFILE BUFFER: highest clean data rate, MB/s
   "$STREAMDISK" capacity -p "$1" --find sample-rate -c 1 -b 8 -f raw --buffer "$2" --block 256KiB -d 60s --json \
     | jq -r '.results[0].best // empty | . / 1e6'
