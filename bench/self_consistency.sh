@@ -41,11 +41,13 @@ cap() {  # PROFILE BUFFER: highest clean data rate, MB/s
   "$STREAMDISK" capacity -p "$1" --find sample-rate -c 1 -b 8 -f raw --buffer "$2" --block 256KiB -d 60s --json \
     | jq -r '.results[0].best // empty | . / 1e6'
 }
+for s in $stacks; do
+  [ -f "$dir/$s.toml" ] || die "no stack $dir/$s.toml (the stacks: $(cd "$dir" && ls *.toml | sed 's/\.toml$//' | tr '\n' ' '))"
+done
 echo "| stack | buffer | true MB/s | characterize -> capacity MB/s | error |"
 echo "|---|---|---|---|---|"
 n=0 inside=0
 for s in $stacks; do
-  [ -f "$dir/$s.toml" ] || die "no stack $dir/$s.toml"
   fit=$work/$s.fitted.toml
   "$STREAMDISK" characterize -p "$dir/$s.toml" -o "$fit" >"$work/$s.log" 2>&1 || { echo "| $s | – | characterize failed: $(tail -1 "$work/$s.log") | | |"; continue; }
   [ -n "$out" ] && cp "$fit" "$work/$s.log" "$out/"
