@@ -20,6 +20,7 @@
 #include "calibrate/calibrate.h"
 #include "calibrate/regimes.h"
 #include "models/cleanup.h"
+#include "models/host_cache.h"
 #include "measure/real_device.h"
 #include "models/model_device.h"
 #include "models/percentile.h"
@@ -83,7 +84,7 @@ double kernel_dirty_background(double limit) {
     double avail = meminfo_bytes("MemAvailable");
     bytes = avail > 0 ? ratio / 100 * avail : 0;
   }
-  return limit > 0 && bytes >= limit ? limit / 2 : bytes;
+  return HostCache::effective_background(bytes, limit);
 }
 
 // Linux's writeback chunk (writeback_chunk_size()): half a second of the
@@ -107,6 +108,8 @@ struct KernelSettings {
   double expire_ms = 30000, interval_ms = 5000;
   double chunk = -1;       // the writeback chunk (< 0: the kernel's rule from the sustained rate)
   BlockQueue queue;        // depth 0: not found
+  std::string queue_source;  // "/sys/block" or the model
+  std::string dev_dir;     // real storage: the block device's sysfs directory ("" if none, or a model)
   bool marks_background = true;  // the driver marks its writeback as background I/O
   std::string source;      // "/proc/sys/vm" or the model
   bool model = false;
@@ -114,6 +117,10 @@ struct KernelSettings {
   std::string how(const char* kernel_name, const char* host_key) const {
     return model ? fmt::format("the model's host.{} (its kernel setting)", host_key)
                  : fmt::format("kernel setting ({})", kernel_name);
+  }
+  // The same for the block queue's parameters (`more`: what a real run adds).
+  std::string queue_how(const char* more = "") const {
+    return model ? queue.how : fmt::format("kernel setting ({}{})", queue.how, more);
   }
 };
 
@@ -123,7 +130,9 @@ KernelSettings real_kernel_settings(const std::string& dev_dir, std::string_view
   k.background = kernel_dirty_background(k.dirty_limit);
   k.expire_ms = read_number("/proc/sys/vm/dirty_expire_centisecs", 3000) * 10;
   k.interval_ms = read_number("/proc/sys/vm/dirty_writeback_centisecs", 500) * 10;
+  k.dev_dir = dev_dir;
   if (!dev_dir.empty()) k.queue = block_queue(dev_dir);
+  k.queue_source = "/sys/block";
   k.marks_background = marks_background_writeback(fstype);
   k.source = "/proc/sys/vm";
   return k;
@@ -134,8 +143,7 @@ KernelSettings model_kernel_settings(const Profile& p) {
   const LayerParams& h = p.params(Layer::Host);
   k.model = true;
   k.dirty_limit = h.get("dirty_limit_bytes");
-  k.background = h.get("dirty_background_bytes");
-  if (k.dirty_limit > 0 && k.background >= k.dirty_limit) k.background = k.dirty_limit / 2;
+  k.background = HostCache::effective_background(h.get("dirty_background_bytes"), k.dirty_limit);
   k.expire_ms = h.get("dirty_expire_ms");
   k.interval_ms = h.get("writeback_interval_ms");
   k.chunk = h.get("writeback_chunk_bytes");
@@ -145,7 +153,7 @@ KernelSettings model_kernel_settings(const Profile& p) {
     k.queue = {1, h.get("writeback_queue_bytes"), false, "the model's host.writeback_queue_bytes"};
   }
   k.marks_background = p.params(Layer::Filesystem).get("writeback_background") != 0;
-  k.source = "the model's host layer";
+  k.source = k.queue_source = "the model's host layer";
   return k;
 }
 
@@ -504,7 +512,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
   }
 
   // 5. Buffered: the host page cache.
-  double dirty_guess = kernel.dirty_limit, buffered_bytes = 0, buffered_write_s = 0, buffered_end_rate = 0;
+  double buffered_bytes = 0, buffered_write_s = 0, buffered_end_rate = 0;
   if (go()) {
     double t0 = t.clock->now(), b0 = written;
     SustainedSweep s;
@@ -512,7 +520,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
     s.max_seconds = plan.buffered;
     // Past the dirty limit, but no more than the device drains in the phase's
     // time: the fsync at the end must not take longer than the writes did.
-    double want = 1.5 * dirty_guess + std::max(sustained, 1e6) * plan.buffered;
+    double want = 1.5 * kernel.dirty_limit + std::max(sustained, 1e6) * plan.buffered;
     double drainable = std::max(sustained, 1e6) * plan.buffered;
     s.max_bytes = static_cast<uint64_t>(std::min({rep.max_bytes, want, std::max(drainable, 64 * kMiB)}));
     s.window = 0.25;
@@ -525,11 +533,11 @@ R run_characterize(const CharacterizeConfig& cfg) {
               fmt::format("{} in {:.1f} s (+ {:.1f} s fsync): {} at first, {} at the end", format_size(r.bytes),
                           r.seconds - r.fsync_seconds, r.fsync_seconds, format_rate(r.initial_rate),
                           format_rate(r.final_rate)));
-    if (dirty_guess > 0.9 * static_cast<double>(s.max_bytes))
+    if (kernel.dirty_limit > 0.9 * static_cast<double>(s.max_bytes))
       rep.notes.push_back(fmt::format("the kernel's dirty limit (~{}) is more than the buffered phase could write "
                                       "here ({}: the safe level, or what the device drains in {:.0f} s): the "
                                       "kernel's setting is used instead of a measurement",
-                                      format_size(dirty_guess), format_size(static_cast<double>(s.max_bytes)),
+                                      format_size(kernel.dirty_limit), format_size(static_cast<double>(s.max_bytes)),
                                       plan.buffered));
     buffered_bytes = r.bytes;
     buffered_write_s = r.seconds - r.fsync_seconds;
@@ -676,11 +684,11 @@ R run_characterize(const CharacterizeConfig& cfg) {
   else if (t.model && t.model->files().capacity() > 0)
     cal.params.push_back({"device.capacity_bytes", t.model->files().capacity(), 0, 0, 0, "the model's capacity", rep.target});
   auto* dirty = find_estimate(cal, "host.dirty_limit_bytes");
-  if (dirty && buffered_bytes < 1.1 * dirty_guess && dirty->value > 0.8 * buffered_bytes) {
+  if (dirty && buffered_bytes < 1.1 * kernel.dirty_limit && dirty->value > 0.8 * buffered_bytes) {
     // A "limit" near the end of what was written is the end of the data, not the cache.
     rep.notes.push_back(fmt::format("the buffered phase wrote {}, less than the kernel's dirty limit (~{}): its "
                                     "fitted limit ({}) is not used",
-                                    format_size(buffered_bytes), format_size(dirty_guess), format_size(dirty->value)));
+                                    format_size(buffered_bytes), format_size(kernel.dirty_limit), format_size(dirty->value)));
     drop_estimate(cal, "host.dirty_limit_bytes");
     dirty = nullptr;
   }
@@ -702,33 +710,33 @@ R run_characterize(const CharacterizeConfig& cfg) {
       dirty = nullptr;
     }
   }
-  if (dirty && dirty_guess > 0 && dirty->value > 1.25 * dirty_guess) {
+  if (dirty && kernel.dirty_limit > 0 && dirty->value > 1.25 * kernel.dirty_limit) {
     // The page cache cannot hold more than the kernel lets it: fast writes
     // past that went into the device's write cache (the fit found where the
     // device slowed down, not where the kernel throttled).
     auto* burst = find_estimate(cal, "device.burst_bytes");
     rep.notes.push_back(fmt::format("the fitted dirty limit ({}) is more than the kernel's ({}, {}): the buffered "
                                     "phase's fast writes went on into the device's write cache{}; not used",
-                                    format_size(dirty->value), format_size(dirty_guess), kernel.source,
+                                    format_size(dirty->value), format_size(kernel.dirty_limit), kernel.source,
                                     burst ? fmt::format(" (burst {})", format_size(burst->value)) : ""));
     drop_estimate(cal, "host.dirty_limit_bytes");
     dirty = nullptr;
   }
   bool fitted_limit = dirty != nullptr;  // else the kernel's setting, pushed below
-  if (!dirty && dirty_guess > 0) {
-    cal.params.push_back({"host.dirty_limit_bytes", dirty_guess, 0, 0, 0,
+  if (!dirty && kernel.dirty_limit > 0) {
+    cal.params.push_back({"host.dirty_limit_bytes", kernel.dirty_limit, 0, 0, 0,
                           kernel.how("vm.dirty_bytes or dirty_ratio x available memory", "dirty_limit_bytes") +
                               ": the buffered phase did not reach it",
                           kernel.source});
     dirty = &cal.params.back();
   }
-  if (dirty && dirty_guess > 0) {
+  if (dirty && kernel.dirty_limit > 0) {
     // Linux's writeback policy below the hard limit: when dirty data goes
     // down and in what chunks (a journal commit waits for the chunk in
     // flight). Read from the kernel's settings; the device's share of the
     // background level scales like its share of the limit.
     double limit = dirty->value;
-    double bg = kernel.background * std::min(1.0, limit / dirty_guess);
+    double bg = kernel.background * std::min(1.0, limit / kernel.dirty_limit);
     if (fitted_limit && bg > 0 && bg < limit) {
       // A fitted limit is where the buffered writes were throttled: Linux's
       // freerun ceiling, halfway between the background level and the
@@ -750,25 +758,24 @@ R run_characterize(const CharacterizeConfig& cfg) {
       cal.params.push_back({"host.writeback_chunk_bytes", kernel.chunk, 0, 0, 0,
                             kernel.how("the kernel's writeback chunk", "writeback_chunk_bytes"), sysvm});
     else
-      cal.params.push_back({"host.writeback_chunk_bytes", kernel_writeback_chunk(sustained, dirty_guess), 0, 0, 0,
+      cal.params.push_back({"host.writeback_chunk_bytes", kernel_writeback_chunk(sustained, kernel.dirty_limit), 0, 0, 0,
                             "kernel setting (the kernel's writeback chunk: half a second of the sustained rate, at "
                             "most 1/8 of the dirty limit, plus 4 MiB)",
                             sysvm});
     // The block queue under the filesystem: how much writeback it holds
     // submitted at once, which a journal commit waits for.
-    std::string dev_dir = t.real ? block_dev_dir(cfg.path, rep.fs) : "";
+    const std::string& dev_dir = kernel.dev_dir;
     const BlockQueue& q = kernel.queue;
     if (q.depth > 0) {
-      std::string sys = kernel.model ? kernel.source : "/sys/block";
-      std::string qhow = kernel.model ? q.how : "kernel setting (" + q.how + ")";
-      cal.params.push_back({"host.writeback_request_bytes", q.request_bytes, 0, 0, 0, qhow, sys});
+      const std::string& sys = kernel.queue_source;
+      cal.params.push_back({"host.writeback_request_bytes", q.request_bytes, 0, 0, 0, kernel.queue_how(), sys});
       if (q.wbt) {
-        cal.params.push_back({"host.wbt_queue_depth", q.depth, 0, 0, 0, qhow, sys});
+        cal.params.push_back({"host.wbt_queue_depth", q.depth, 0, 0, 0, kernel.queue_how(), sys});
         cal.params.push_back({"host.writeback_queue_bytes", 0, 0, 0, 0,
                               "not used: writeback throttling (host.wbt_queue_depth) sets the queue", sys});
       } else
         cal.params.push_back({"host.writeback_queue_bytes", q.depth * q.request_bytes, 0, 0, 0,
-                              qhow + (kernel.model ? "" : "; writeback throttling off: the whole queue"), sys});
+                              kernel.queue_how("; writeback throttling off: the whole queue"), sys});
     } else if (!rep.fs.userspace && !kernel.model) {
       rep.notes.push_back("the block queue under the filesystem was not found in /sys: a journal commit is taken to "
                           "wait for one writeback chunk (host.writeback_queue_bytes)");

@@ -45,8 +45,7 @@ HostCache::HostCache(const LayerParams& p, FsLayer& fs, const FileTable& files, 
       expire_(p.get("dirty_expire_ms") * 1e-3),
       interval_(p.get("writeback_interval_ms") * 1e-3),
       journal_s_(fs.journal_commit_s()) {
-  // Linux halves a background level at or above the dirty limit.
-  if (limit_ > 0 && background_ >= limit_) background_ = limit_ / 2;
+  background_ = effective_background(background_, limit_);
   // Linux throttles a writer from the "freerun ceiling", halfway between the
   // background level and the limit (balance_dirty_pages), pacing it at a
   // rate that follows write-back's own: when the device pauses, write-back

@@ -66,6 +66,11 @@ class HostCache {
   static bool has_random_phases(const LayerParams& host, const LayerParams& fs);
 
   bool enabled() const { return limit_ > 0; }
+  // The background level Linux uses: half the dirty limit when it is set at or
+  // above it (domain_dirty_limits), else as set.
+  static double effective_background(double background, double limit) {
+    return limit > 0 && background >= limit ? limit / 2 : background;
+  }
   // wbt's depth (requests) on a queue of depth `queue_depth` after `windows`
   // 100 ms windows of writeback (its scale step -windows), for writeback
   // marked as background (REQ_BACKGROUND) or, `background` false, unmarked.
