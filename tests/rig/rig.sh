@@ -3,7 +3,7 @@
 #   nbdkit memory plugin + filters pause, noparallel, delay, rate
 #     -> nbdfuse DIR/nbd/disk (nbdkit runs as its subprocess)
 #     -> a loop device (direct I/O onto the FUSE file, so no second page cache)
-#     -> mkfs + a real filesystem driver (ext4, exfat-fuse, ntfs-3g, vfat) at DIR/mnt
+#     -> mkfs + a real filesystem driver (ext4, exfat-fuse, ntfs-3g, vfat, xfs) at DIR/mnt
 #   with vm.dirty_bytes / vm.dirty_background_bytes set for the rig, and a controller
 #   (rigctl.py) that turns nbdkit's rate-file into a write cache and its pause socket
 #   into stalls. See tests/rig/README.md for the rigs and what they emulate.
@@ -202,7 +202,10 @@ rig_up() {
     ntfs)  mkfs.ntfs -Q -F -q "$loop" 2>/dev/null; ntfs-3g -o big_writes "$loop" "$DIR/mnt" ;;
     vfat)  grep -qw vfat /proc/filesystems || { note "this kernel has no vfat driver"; false; }
            mkfs.vfat -F 32 "$loop" >/dev/null; mount -t vfat "$loop" "$DIR/mnt" ;;
-    *) note "unknown FS=$FS (ext4, exfat, ntfs, vfat)"; false ;;
+    xfs)   grep -qw xfs /proc/filesystems || { note "this kernel has no xfs driver"; false; }
+           command -v mkfs.xfs >/dev/null || { note "mkfs.xfs not found: install xfsprogs (run.sh does)"; false; }
+           mkfs.xfs -q -f "$loop"; mount -t xfs "$loop" "$DIR/mnt" ;;
+    *) note "unknown FS=$FS (ext4, exfat, ntfs, vfat, xfs)"; false ;;
   esac
   chmod 1777 "$DIR/mnt" 2>/dev/null || true
   sync -f "$DIR/mnt"
