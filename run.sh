@@ -9,7 +9,7 @@ cd "$(dirname "$0")"
 packages=(cmake ninja-build g++ pkg-config libfuse3-dev fuse3 libeigen3-dev libtomlplusplus-dev catch2
           libfmt-dev libcli11-dev nlohmann-json3-dev fio strace sox python3 chromium
           jq sndfile-programs libsndfile1-dev clang-14 libclang-rt-14-dev help2man dpkg-dev man-db
-          nbdkit libnbd-bin exfat-fuse exfatprogs ntfs-3g e2fsprogs xfsprogs sqlite3 rsync alsa-utils python3-soundfile ffmpeg
+          nbdkit libnbd-bin exfat-fuse exfatprogs ntfs-3g e2fsprogs xfsprogs btrfs-progs sqlite3 rsync alsa-utils python3-soundfile ffmpeg
           lld-14 wasi-libc libc++-14-dev-wasm32 libclang-rt-14-dev-wasm32)
 # The lesson page's second browser, for the tests only (80 MB; tests/integration/lesson_firefox.sh).
 if [ "${1:-demo}" = test ]; then packages+=(firefox-esr); fi

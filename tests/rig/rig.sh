@@ -3,7 +3,7 @@
 #   nbdkit memory plugin + filters pause, noparallel, delay, rate
 #     -> nbdfuse DIR/nbd/disk (nbdkit runs as its subprocess)
 #     -> a loop device (direct I/O onto the FUSE file, so no second page cache)
-#     -> mkfs + a real filesystem driver (ext4, exfat-fuse, ntfs-3g, vfat, xfs) at DIR/mnt
+#     -> mkfs + a real filesystem driver (ext4, exfat-fuse, ntfs-3g, vfat, xfs, btrfs) at DIR/mnt
 #   with vm.dirty_bytes / vm.dirty_background_bytes set for the rig, and a controller
 #   (rigctl.py) that turns nbdkit's rate-file into a write cache and its pause socket
 #   into stalls. See tests/rig/README.md for the rigs and what they emulate.
@@ -205,7 +205,10 @@ rig_up() {
     xfs)   grep -qw xfs /proc/filesystems || { note "this kernel has no xfs driver"; false; }
            command -v mkfs.xfs >/dev/null || { note "mkfs.xfs not found: install xfsprogs (run.sh does)"; false; }
            mkfs.xfs -q -f "$loop"; mount -t xfs "$loop" "$DIR/mnt" ;;
-    *) note "unknown FS=$FS (ext4, exfat, ntfs, vfat, xfs)"; false ;;
+    btrfs) grep -qw btrfs /proc/filesystems || { note "this kernel has no btrfs driver"; false; }
+           command -v mkfs.btrfs >/dev/null || { note "mkfs.btrfs not found: install btrfs-progs (run.sh does)"; false; }
+           mkfs.btrfs -q -f "$loop" >/dev/null; mount -t btrfs "$loop" "$DIR/mnt" ;;
+    *) note "unknown FS=$FS (ext4, exfat, ntfs, vfat, xfs, btrfs)"; false ;;
   esac
   chmod 1777 "$DIR/mnt" 2>/dev/null || true
   sync -f "$DIR/mnt"
