@@ -53,6 +53,7 @@ HostCache::HostCache(const LayerParams& p, FsLayer& fs, const FileTable& files, 
   // back from the first dirty byte) dirty_limit_bytes is the throttle point
   // itself, as calibrate measures it from a buffered write's fast phase.
   throttle_ = background_ > 0 ? (background_ + limit_) / 2 : limit_;
+  pacing_ = background_ > 0 && throttle_ < limit_ && p.get("dirty_pacing") > 0;
   wbt_qd_ = p.get("wbt_queue_depth");
   if (wbt_qd_ > 0) {
     request_ = p.get("writeback_request_bytes") > 0 ? std::min(p.get("writeback_request_bytes"), chunk_) : chunk_;
@@ -186,6 +187,7 @@ double HostCache::journal_wait(double now) {
 
 void HostCache::retire(double until) {
   while (!inflight_.empty() && inflight_.front().end <= until) {
+    if (pacing_) count_done(inflight_.front().busy, static_cast<double>(inflight_.front().bytes));
     inflight_bytes_ -= static_cast<double>(inflight_.front().bytes);
     inflight_.pop_front();
   }
@@ -276,7 +278,9 @@ void HostCache::pump(double until) {
     fq.bytes -= static_cast<double>(bytes);
     queued_bytes_ -= static_cast<double>(bytes);
     double end = fs_.write(file, offset, bytes, start, files_.used_bytes());
-    inflight_.push_back({end, bytes});
+    // The device serves requests in order: this one's own time began when it
+    // was sent or when the one before it ended.
+    inflight_.push_back({end, bytes, end - std::max(start, std::min(end, last_end_))});
     last_end_ = std::max(last_end_, end);
     wb_last_end_ = std::max(wb_last_end_, end);
     inflight_bytes_ += static_cast<double>(bytes);
@@ -311,17 +315,109 @@ double HostCache::write(FileId file, uint64_t offset, uint64_t bytes, double now
   double t = journal_wait(now);
   if (t > now) pump(t);
   auto b = static_cast<double>(bytes);
-  // A write larger than the whole cache needs everything else gone first.
-  double need = std::min(b, throttle_);
-  while (queued_bytes_ + inflight_bytes_ + need > throttle_) {
-    double next = next_event();
-    if (next == std::numeric_limits<double>::infinity()) break;
-    t = std::max(t, next);
-    pump(t);
+  if (pacing_) {
+    t = paced(b, t);
+  } else {
+    // A write larger than the whole cache needs everything else gone first.
+    double need = std::min(b, throttle_);
+    while (queued_bytes_ + inflight_bytes_ + need > throttle_) {
+      double next = next_event();
+      if (next == std::numeric_limits<double>::infinity()) break;
+      t = std::max(t, next);
+      pump(t);
+    }
   }
   t += b / memory_;
   add_dirty(file, offset, bytes, now, t);
   return t;
+}
+
+double HostCache::bandwidth() const { return bw_time_ > 0 ? bw_bytes_ / bw_time_ : kInitBandwidth; }
+
+void HostCache::count_done(double busy, double bytes) {
+  // Averaged over the device's busy time (idle spells leave it as it was),
+  // the older requests' weight halving every ~2 s of it.
+  double keep = std::exp(-std::max(0.0, busy) / kBandwidthS);
+  bw_bytes_ = bw_bytes_ * keep + bytes;
+  bw_time_ = bw_time_ * keep + std::max(0.0, busy);
+}
+
+double HostCache::served(double t) const {
+  // The device serves in order, each request from its start to its end.
+  double done = 0;
+  for (const InFlight& f : inflight_) {
+    double from = f.end - f.busy;
+    if (t <= from) break;
+    done += t >= f.end || f.busy <= 0 ? static_cast<double>(f.bytes) : static_cast<double>(f.bytes) * (t - from) / f.busy;
+    if (t < f.end) break;
+  }
+  return done;
+}
+
+double HostCache::served_by(double bytes, double t) const {
+  double done = 0;
+  for (const InFlight& f : inflight_) {
+    double from = f.end - f.busy, b = static_cast<double>(f.bytes);
+    if (done + b >= bytes) {
+      if (f.busy <= 0) return std::max(t, f.end);
+      return std::max(t, from + (bytes - done) / b * f.busy);
+    }
+    done += b;
+  }
+  return std::numeric_limits<double>::infinity();
+}
+
+double HostCache::paced(double b, double t) {
+  // Linux's balance_dirty_pages: under the freerun ceiling a writer is not
+  // held; above it, it is paced at dirty_ratelimit x pos_ratio, where
+  // pos_ratio = 1 + ((setpoint - dirty) / (limit - setpoint))^3 (2 at the
+  // ceiling, 1 at the setpoint halfway to the limit, 0 at the limit) and
+  // dirty_ratelimit follows writeback's own bandwidth (the estimate here:
+  // completed writeback over the device's busy time, averaged over about
+  // kBandwidthS of it). Dirty data leaves as the device writes it (pages end
+  // their writeback bio by bio), not a whole chunk at once. Time the writer
+  // spent elsewhere since its last pause counts (up to 1 s), and a pause is
+  // taken in steps of at most 200 ms, after which the level is read again.
+  // At the limit itself it waits until the device has made room.
+  double need = std::min(b, limit_);
+  double setpoint = (throttle_ + limit_) / 2;
+  while (true) {
+    double dirty = queued_bytes_ + inflight_bytes_ - served(t);
+    if (dirty + need <= throttle_) {
+      paced_from_ = t;
+      return t;
+    }
+    double x = (setpoint - (dirty + need)) / (limit_ - setpoint);
+    double rate = bandwidth() * std::clamp(1 + x * x * x, 0.0, 2.0);
+    if (dirty + need >= limit_ || rate <= 0) {
+      // Room comes as the device writes what is in flight, or when writeback sends more.
+      double room = served_by(served(t) + dirty + need - limit_ + 1, t);
+      double next = std::min(room, next_event());
+      if (next == std::numeric_limits<double>::infinity()) return t;
+      t = std::max(t, std::min(next, t + kMaxPauseS));
+      pump(t);
+      paced_from_ = t;
+      continue;
+    }
+    double from = std::max(paced_from_, t - 1.0);
+    double until = from + b / rate;
+    if (until <= t) {
+      paced_from_ = until;
+      return t;
+    }
+    if (until - t <= kMaxPauseS) {
+      paced_from_ = until;
+      t = until;
+      pump(t);
+      return t;
+    }
+    // A long pause: 200 ms of it, then the level again with what is left.
+    double step = t + kMaxPauseS;
+    b -= (step - from) * rate;
+    paced_from_ = step;
+    t = step;
+    pump(t);
+  }
 }
 
 void HostCache::add_dirty(FileId file, uint64_t offset, uint64_t bytes, double now, double ready) {

@@ -129,6 +129,7 @@ class HostCache {
   struct InFlight {
     double end;
     uint64_t bytes;
+    double busy;  // the device's time on it (from its start or the previous request's end)
   };
   // Starts writeback chunks whose start time is <= until, and the journal
   // commits due by then, in time order.
@@ -150,6 +151,19 @@ class HostCache {
   // The bytes a write copied into the cache from `now` until `ready` become dirty.
   void add_dirty(FileId file, uint64_t offset, uint64_t bytes, double now, double ready);
   Extent& extent(uint64_t id) { return queued_[id - base_]; }
+  // Linux's dirty pacing above the freerun ceiling (dirty_pacing = 1): when
+  // a write of `b` bytes arriving at `t` may be copied.
+  double paced(double b, double t);
+  double served(double t) const;               // bytes of the requests in flight the device has written by t
+  double served_by(double bytes, double t) const;  // when (at or after t) it will have written `bytes` of them
+  double bandwidth() const;                   // writeback's completed bytes/s, averaged
+  void count_done(double busy, double bytes);  // a writeback request ended
+  static constexpr double kBandwidthS = 3.0;   // Linux averages write bandwidth over ~3 s
+  static constexpr double kMaxPauseS = 0.2;    // balance_dirty_pages' longest single pause
+  static constexpr double kInitBandwidth = 100e6;  // its starting estimate (INIT_BW, 100 MB/s)
+  bool pacing_ = false;
+  double paced_from_ = 0;       // the writer's pacing clock (Linux's dirty_paused_when)
+  double bw_bytes_ = 0, bw_time_ = 0;  // bandwidth estimate: decayed bytes over decayed busy time
 
   FsLayer& fs_;
   const FileTable& files_;

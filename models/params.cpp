@@ -61,6 +61,12 @@ const ParamSpec kTable[] = {
      "Dirty data the page cache holds before background writeback starts (Linux: vm.dirty_background_bytes "
      "or _ratio); below it data waits up to dirty_expire_ms, then goes down in writeback chunks. "
      "0 = writeback starts as soon as the device is free."},
+    {Layer::Host, "dirty_pacing", Unit::Count, 0.0, 0, 1,
+     "1 = a writer above the freerun ceiling (halfway between dirty_background_bytes and "
+     "dirty_limit_bytes) is paced as Linux's balance_dirty_pages paces it: at writeback's own bandwidth "
+     "times 1 + ((setpoint - dirty) / (limit - setpoint))^3, twice it at the ceiling, zero at the limit. "
+     "0 = the ceiling is a wall: the writer waits there until writeback makes room. Needs "
+     "dirty_background_bytes."},
     {Layer::Host, "dirty_expire_ms", Unit::Milliseconds, 30000.0, 0, 1e9,
      "Age at which dirty data is written back even below dirty_background_bytes (Linux: "
      "vm.dirty_expire_centisecs, 30 s by default). A file whose dirty data expired goes down whole, "

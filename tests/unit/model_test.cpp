@@ -329,6 +329,70 @@ TEST_CASE("host: with a background level the writer is held from halfway between
   CHECK(without < 0.6);
 }
 
+TEST_CASE("host: with dirty_pacing a writer over the freerun ceiling is paced, not held for whole chunks",
+          "[model][host]") {
+  // A flat-out writer (1 MB calls at memory speed) into a 16 MB limit / 8 MB
+  // background cache over a 20 MB/s device, writeback in 4 MB chunks. Held at
+  // the ceiling (12 MB), a call waits until a whole chunk is down: 0.2 s.
+  // Paced (Linux's balance_dirty_pages), the calls come at writeback's rate,
+  // each about a call's share of it, as the device writes the chunk in flight.
+  const char* host = "dirty_limit_bytes = 16e6\ndirty_background_bytes = 8e6\nmemory_mbps = 1000\n"
+                     "writeback_chunk_bytes = 4e6\n";
+  struct Run {
+    double worst_late = 0, rate = 0, dirty = 0;
+  };
+  auto run = [&](int pacing) {
+    Profile p = make("sustained_mbps = 20", "", std::string(host) + "dirty_pacing = " + std::to_string(pacing));
+    ModelDevice d(p);
+    d.submit({OpKind::Create, 1}, 0);
+    Run r;
+    double t = 0, t_mid = 0;
+    for (uint64_t i = 0; i < 300; ++i) {
+      auto c = d.submit({OpKind::Write, 1, i * 1000000, 1000000}, t);
+      REQUIRE(c.error == 0);
+      if (i >= 100) r.worst_late = std::max(r.worst_late, c.done - t);
+      if (i == 100) t_mid = c.done;
+      t = c.done;
+    }
+    r.rate = 199e6 / (t - t_mid);
+    r.dirty = d.state(t).dirty_bytes;
+    return r;
+  };
+  Run wall = run(0), paced = run(1);
+  INFO("wall: longest call " << wall.worst_late << " s, " << wall.rate / 1e6 << " MB/s; paced: longest call "
+                             << paced.worst_late << " s, " << paced.rate / 1e6 << " MB/s, dirty "
+                             << paced.dirty / 1e6 << " MB");
+  CHECK(wall.worst_late > 0.19);
+  CHECK(paced.worst_late < 0.1);
+  CHECK(paced.rate == Approx(20e6).epsilon(0.05));  // the device's rate either way
+  CHECK(wall.rate == Approx(20e6).epsilon(0.05));
+  CHECK(paced.dirty > 12e6);  // over the ceiling: a flat-out writer is paced there
+
+  // In a device pause the paced writer goes on, slower and slower, until the
+  // limit, where the wall stopped it at the ceiling: the same 10 MB/s writer
+  // and 2 s pauses as the test above waits less.
+  auto worst_wait = [](int pacing) {
+    Profile p = make("sustained_mbps = 20\nstall_period_ms = 8000\nstall_duration_ms = 2000", "",
+                     "dirty_limit_bytes = 16e6\ndirty_background_bytes = 8e6\nmemory_mbps = 1000\n"
+                     "writeback_chunk_bytes = 1e6\ndirty_pacing = " + std::to_string(pacing));
+    ModelDevice d(p, ModelOptions{7});
+    d.submit({OpKind::Create, 1}, 0);
+    double worst = 0, now = 0;
+    for (uint64_t i = 0; i < 400; ++i) {
+      now = std::max(now, static_cast<double>(i) * 0.1);
+      auto c = d.submit({OpKind::Write, 1, i * 1000000, 1000000}, now);
+      REQUIRE(c.error == 0);
+      worst = std::max(worst, c.done - now);
+      now = c.done;
+    }
+    return worst;
+  };
+  double held = worst_wait(0), paced_wait = worst_wait(1);
+  INFO("longest wait in a pause: held at the ceiling " << held << " s, paced " << paced_wait << " s");
+  CHECK(paced_wait < held - 0.1);
+  CHECK(paced_wait > 0.5);  // it still meets the pause at the limit
+}
+
 TEST_CASE("host: fsync on a journaled filesystem commits at once, not at the next periodic commit",
           "[model][host][journal]") {
   // 10 MB written at t = 0.1 s into a large cache that keeps it dirty (below
