@@ -51,6 +51,23 @@ double write_time(ModelDevice& d, FileId f, uint64_t off, uint64_t n, double now
   return c.done;
 }
 
+// A 10 MB/s writer (1 MB every 0.1 s for 40 s) over a 20 MB/s device that
+// pauses 2 s every 8 s, through the host layer `host`: its longest call.
+double worst_wait_in_pauses(const std::string& host) {
+  Profile p = make("sustained_mbps = 20\nstall_period_ms = 8000\nstall_duration_ms = 2000", "", host);
+  ModelDevice d(p, ModelOptions{7});  // with the stall process
+  d.submit({OpKind::Create, 1}, 0);
+  double worst = 0, now = 0;
+  for (uint64_t i = 0; i < 400; ++i) {
+    now = std::max(now, static_cast<double>(i) * 0.1);
+    auto c = d.submit({OpKind::Write, 1, i * 1000000, 1000000}, now);
+    REQUIRE(c.error == 0);
+    worst = std::max(worst, c.done - now);
+    now = c.done;
+  }
+  return worst;
+}
+
 }  // namespace
 
 TEST_CASE("device: rate(b) = b / (overhead + b / bandwidth)", "[model][device]") {
@@ -306,23 +323,9 @@ TEST_CASE("host: with a background level the writer is held from halfway between
   // limit instead it would wait about 1.1 s. Without a background level
   // write-back starts at once, the cache is near empty when a pause starts,
   // and the 16 MB limit is reached 1.6 s in.
-  auto worst_wait = [](const char* host) {
-    Profile p = make("sustained_mbps = 20\nstall_period_ms = 8000\nstall_duration_ms = 2000", "", host);
-    ModelDevice d(p, ModelOptions{7});  // with the stall process
-    d.submit({OpKind::Create, 1}, 0);
-    double worst = 0, now = 0;
-    for (uint64_t i = 0; i < 400; ++i) {  // 40 s, 1 MB every 0.1 s
-      now = std::max(now, static_cast<double>(i) * 0.1);
-      auto c = d.submit({OpKind::Write, 1, i * 1000000, 1000000}, now);
-      REQUIRE(c.error == 0);
-      worst = std::max(worst, c.done - now);
-      now = c.done;
-    }
-    return worst;
-  };
-  double with_bg = worst_wait("dirty_limit_bytes = 16e6\ndirty_background_bytes = 8e6\nmemory_mbps = 1000\n"
+  double with_bg = worst_wait_in_pauses("dirty_limit_bytes = 16e6\ndirty_background_bytes = 8e6\nmemory_mbps = 1000\n"
                               "writeback_chunk_bytes = 1e6");
-  double without = worst_wait("dirty_limit_bytes = 16e6\nmemory_mbps = 1000\nwriteback_chunk_bytes = 1e6");
+  double without = worst_wait_in_pauses("dirty_limit_bytes = 16e6\nmemory_mbps = 1000\nwriteback_chunk_bytes = 1e6");
   INFO("longest wait: with a background level " << with_bg << " s, without " << without << " s");
   CHECK(with_bg > 1.15);
   CHECK(with_bg < 1.7);
@@ -372,20 +375,8 @@ TEST_CASE("host: with dirty_pacing a writer over the freerun ceiling is paced, n
   // limit, where the wall stopped it at the ceiling: the same 10 MB/s writer
   // and 2 s pauses as the test above waits less.
   auto worst_wait = [](int pacing) {
-    Profile p = make("sustained_mbps = 20\nstall_period_ms = 8000\nstall_duration_ms = 2000", "",
-                     "dirty_limit_bytes = 16e6\ndirty_background_bytes = 8e6\nmemory_mbps = 1000\n"
-                     "writeback_chunk_bytes = 1e6\ndirty_pacing = " + std::to_string(pacing));
-    ModelDevice d(p, ModelOptions{7});
-    d.submit({OpKind::Create, 1}, 0);
-    double worst = 0, now = 0;
-    for (uint64_t i = 0; i < 400; ++i) {
-      now = std::max(now, static_cast<double>(i) * 0.1);
-      auto c = d.submit({OpKind::Write, 1, i * 1000000, 1000000}, now);
-      REQUIRE(c.error == 0);
-      worst = std::max(worst, c.done - now);
-      now = c.done;
-    }
-    return worst;
+    return worst_wait_in_pauses("dirty_limit_bytes = 16e6\ndirty_background_bytes = 8e6\nmemory_mbps = 1000\n"
+                                "writeback_chunk_bytes = 1e6\ndirty_pacing = " + std::to_string(pacing));
   };
   double held = worst_wait(0), paced_wait = worst_wait(1);
   INFO("longest wait in a pause: held at the ceiling " << held << " s, paced " << paced_wait << " s");
