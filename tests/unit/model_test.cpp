@@ -323,8 +323,8 @@ TEST_CASE("host: with a background level the writer is held from halfway between
   // limit instead it would wait about 1.1 s. Without a background level
   // write-back starts at once, the cache is near empty when a pause starts,
   // and the 16 MB limit is reached 1.6 s in.
-  double with_bg = worst_wait_in_pauses("dirty_limit_bytes = 16e6\ndirty_background_bytes = 8e6\nmemory_mbps = 1000\n"
-                              "writeback_chunk_bytes = 1e6");
+  double with_bg = worst_wait_in_pauses(
+      "dirty_limit_bytes = 16e6\ndirty_background_bytes = 8e6\nmemory_mbps = 1000\nwriteback_chunk_bytes = 1e6");
   double without = worst_wait_in_pauses("dirty_limit_bytes = 16e6\nmemory_mbps = 1000\nwriteback_chunk_bytes = 1e6");
   INFO("longest wait: with a background level " << with_bg << " s, without " << without << " s");
   CHECK(with_bg > 1.15);
