@@ -382,7 +382,8 @@ double HostCache::paced(double b, double t) {
   double need = std::min(b, limit_);
   double setpoint = (throttle_ + limit_) / 2;
   while (true) {
-    double dirty = queued_bytes_ + inflight_bytes_ - served(t);
+    double done = served(t);
+    double dirty = queued_bytes_ + inflight_bytes_ - done;
     if (dirty + need <= throttle_) {
       paced_from_ = t;
       return t;
@@ -391,7 +392,7 @@ double HostCache::paced(double b, double t) {
     double rate = bandwidth() * std::clamp(1 + x * x * x, 0.0, 2.0);
     if (dirty + need >= limit_ || rate <= 0) {
       // Room comes as the device writes what is in flight, or when writeback sends more.
-      double room = served_by(served(t) + dirty + need - limit_ + 1, t);
+      double room = served_by(done + dirty + need - limit_ + 1, t);
       double next = std::min(room, next_event());
       if (next == std::numeric_limits<double>::infinity()) return t;
       t = std::max(t, std::min(next, t + kMaxPauseS));
