@@ -103,6 +103,14 @@ state_get() { sed -n "s/^$1=//p" "$DIR/rig.env" 2>/dev/null | tail -1; }
 # Whether something is mounted on $1 (also a dead FUSE mount, where `mountpoint` fails).
 is_mounted() { awk -v m="$1" '$2 == m { f = 1 } END { exit !f }' /proc/self/mounts; }
 pid_alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
+# A kernel filesystem made on LOOP and mounted at DIR/mnt: kernel_fs FS PACKAGE LOOP [mkfs
+# options...], where PACKAGE is the Debian package with mkfs.FS (run.sh installs it).
+kernel_fs() {
+  local fs=$1 pkg=$2 dev=$3; shift 3
+  grep -qw "$fs" /proc/filesystems || { note "this kernel has no $fs driver"; return 1; }
+  command -v "mkfs.$fs" >/dev/null || { note "mkfs.$fs not found: install $pkg (run.sh does)"; return 1; }
+  "mkfs.$fs" "$@" "$dev" >/dev/null && mount -t "$fs" "$dev" "$DIR/mnt"
+}
 # A pid from this rig's pid files that is still this rig's process (pids get reused).
 ours() { pid_alive "$1" && { tr '\0' ' ' <"/proc/$1/cmdline"; echo; } 2>/dev/null | grep -qF -e "$DIR/" -e "$DIR "; }
 wait_gone() {  # PID SECONDS
@@ -197,17 +205,12 @@ rig_up() {
     [ "$(cat "$bdi")" -ge 49 ] || note "could not give the rig's device a minimum share of the dirty limits: results depend on this machine's other writes"
   fi
   case "$FS" in
-    ext4)  mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$loop"; mount -t ext4 "$loop" "$DIR/mnt" ;;
+    ext4)  kernel_fs ext4 e2fsprogs "$loop" -q -F -E lazy_itable_init=0,lazy_journal_init=0 ;;
     exfat) mkfs.exfat "$loop" >/dev/null; mount.exfat-fuse "$loop" "$DIR/mnt" >/dev/null ;;
     ntfs)  mkfs.ntfs -Q -F -q "$loop" 2>/dev/null; ntfs-3g -o big_writes "$loop" "$DIR/mnt" ;;
-    vfat)  grep -qw vfat /proc/filesystems || { note "this kernel has no vfat driver"; false; }
-           mkfs.vfat -F 32 "$loop" >/dev/null; mount -t vfat "$loop" "$DIR/mnt" ;;
-    xfs)   grep -qw xfs /proc/filesystems || { note "this kernel has no xfs driver"; false; }
-           command -v mkfs.xfs >/dev/null || { note "mkfs.xfs not found: install xfsprogs (run.sh does)"; false; }
-           mkfs.xfs -q -f "$loop"; mount -t xfs "$loop" "$DIR/mnt" ;;
-    btrfs) grep -qw btrfs /proc/filesystems || { note "this kernel has no btrfs driver"; false; }
-           command -v mkfs.btrfs >/dev/null || { note "mkfs.btrfs not found: install btrfs-progs (run.sh does)"; false; }
-           mkfs.btrfs -q -f "$loop" >/dev/null; mount -t btrfs "$loop" "$DIR/mnt" ;;
+    vfat)  kernel_fs vfat dosfstools "$loop" -F 32 ;;
+    xfs)   kernel_fs xfs xfsprogs "$loop" -q -f ;;
+    btrfs) kernel_fs btrfs btrfs-progs "$loop" -q -f ;;
     *) note "unknown FS=$FS (ext4, exfat, ntfs, vfat, xfs, btrfs)"; false ;;
   esac
   chmod 1777 "$DIR/mnt" 2>/dev/null || true
