@@ -100,8 +100,8 @@ double kernel_writeback_chunk(double device_bps, double limit) {
 // block queue under the filesystem. On real storage they are read from
 // /proc/sys/vm and /sys/block; on a model (characterize -p, in virtual time)
 // from the model's host layer, which is that model's kernel. Either way only
-// what a real run reads from the kernel comes from here: the dirty limit the
-// buffered phase runs into is fitted from its trace.
+// what a real run reads from the kernel comes from here, the dirty limits
+// included (the buffered phase's knee is only checked against them).
 struct KernelSettings {
   double dirty_limit = 0;  // the hard limit (0: unknown)
   double background = 0;   // the background level, Linux's halving rule applied
@@ -685,11 +685,6 @@ R run_characterize(const CharacterizeConfig& cfg) {
     cal.params.push_back({"device.capacity_bytes", t.model->files().capacity(), 0, 0, 0, "the model's capacity", rep.target});
   auto* dirty = find_estimate(cal, "host.dirty_limit_bytes");
   bool had_fit = dirty != nullptr;
-  // Where the kernel throttles a writer: the freerun ceiling, halfway
-  // between the background level and the limit (the limit without one).
-  double kernel_ceiling = kernel.background > 0 && kernel.background < kernel.dirty_limit
-                              ? (kernel.background + kernel.dirty_limit) / 2
-                              : kernel.dirty_limit;
   if (dirty && kernel.dirty_limit > 0) {
     // The kernel's settings say where it throttles; where the buffered
     // writes slowed down is only a cross-check. Their knee moves with what
@@ -698,12 +693,15 @@ R run_characterize(const CharacterizeConfig& cfg) {
     // it), with a device's write cache, and with a journal commit that held
     // a write: on the rigs of session 13 the fit said 20 MB and then 15 MB
     // for ntfs-3g's 12.6 MB ceiling, and 10 MB on ext4 for a 604 MB one.
+    // Where the kernel throttles a writer: the freerun ceiling, halfway
+    // between the background level and the limit (the limit without one).
+    bool halfway = kernel.background > 0 && kernel.background < kernel.dirty_limit;
+    double kernel_ceiling = halfway ? (kernel.background + kernel.dirty_limit) / 2 : kernel.dirty_limit;
     rep.notes.push_back(fmt::format("the buffered writes slowed after {} ({:.0f} % of where the kernel throttles, {}: "
                                     "{}); the profile uses the kernel's settings",
                                     format_size(dirty->value), 100 * dirty->value / kernel_ceiling,
                                     format_size(kernel_ceiling),
-                                    kernel.background > 0 ? "halfway between the background level and the limit"
-                                                          : "the dirty limit"));
+                                    halfway ? "halfway between the background level and the limit" : "the dirty limit"));
     drop_estimate(cal, "host.dirty_limit_bytes");
     dirty = nullptr;
   }
@@ -736,11 +734,9 @@ R run_characterize(const CharacterizeConfig& cfg) {
   if (dirty && kernel.dirty_limit > 0) {
     // Linux's writeback policy below the hard limit: when dirty data goes
     // down and in what chunks (a journal commit waits for the chunk in
-    // flight). Read from the kernel's settings; the device's share of the
-    // background level scales like its share of the limit.
-    double bg = kernel.background;
+    // flight). Read from the kernel's settings.
     const std::string& sysvm = kernel.source;
-    cal.params.push_back({"host.dirty_background_bytes", bg, 0, 0, 0,
+    cal.params.push_back({"host.dirty_background_bytes", kernel.background, 0, 0, 0,
                           kernel.how("vm.dirty_background_bytes or dirty_background_ratio x available memory",
                                      "dirty_background_bytes"),
                           sysvm});
