@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -339,12 +340,25 @@ void fit_stalls(const Sorted& s, bool in_fs, Calibration& c) {
     }
     const StallPopulation& p = sf.pops[k];
     std::string how = fmt::format("{}; population {} of {}, {} pauses", sf.method, k + 1, sf.pops.size(), p.pauses);
+    // The ranges: a count's interval on the rate (band = value x 1.96/sqrt(n))
+    // inverted into the time or bytes between pauses, unbounded above when the
+    // count cannot exclude zero; the lengths' from the pause fit.
+    auto between = [&](double v, double band) {
+      Estimate& e = c.params.back();
+      double rel = v > 0 ? band / v : 0;
+      if (rel <= 0) return;
+      e.lo = v / (1 + rel), e.hi = rel < 1 ? v / (1 - rel) : std::numeric_limits<double>::infinity();
+    };
     out.add(pre + "interval_mb", p.interval_mb, p.interval_band, 0, p.pauses,
             p.interval_mb > 0 ? how : how + ": no byte-triggered arrivals", from, rough);
+    between(p.interval_mb, p.interval_band);
     out.add(pre + "period_ms", p.period_ms, p.period_band, 0, p.pauses,
             p.period_ms > 0 ? how : how + ": no time-triggered arrivals", from, rough);
+    between(p.period_ms, p.period_band);
     out.add(pre + "duration_ms", p.median_ms, p.median_band, 0, p.pauses, how + ": median", from, rough);
+    c.params.back().lo = p.median_lo, c.params.back().hi = p.median_hi;
     out.add(pre + "duration_sigma", p.sigma, p.sigma_band, 0, p.pauses, how + ": sd of ln(duration)", from, rough);
+    c.params.back().lo = p.sigma_lo, c.params.back().hi = p.sigma_hi;
   }
   if (std::any_of(sf.pops.begin(), sf.pops.end(), [](const StallPopulation& p) { return p.period_ms > 0; }))
     out.add(layer + "stall_period_jitter", sf.jitter, sf.jitter_band, 0, sf.pauses,

@@ -23,6 +23,10 @@ struct Estimate {
   std::string method;  // "block-size sweep", ...
   std::string from;    // the inputs it came from
   bool estimate = false;  // too little data to trust: the profile marks it `estimate = true`
+  // The range the profile carries (docs/profiles.md, "Ranges"), where the fit
+  // knows it is not value ± band (a rate's interval, inverted into a period,
+  // is not symmetric); lo > hi: value ± band, inside the parameter's limits.
+  double lo = 1, hi = 0;
 };
 
 // --- writes: per-op durations with stalls separated out ---------------------

@@ -181,6 +181,16 @@ std::pair<double, double> ks_test(std::vector<double> x, const std::vector<Compo
   return {d, std::clamp(p, 0.0, 1.0)};
 }
 
+// The standard normal quantile: z with Phi(z) = p (bisection on erfc).
+double normal_quantile(double p) {
+  double lo = -10, hi = 10;
+  for (int i = 0; i < 100; ++i) {
+    double mid = (lo + hi) / 2;
+    (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
 // Poisson counts n_i with mean a*B_i + b*T_i: log-likelihood (constant dropped).
 double poisson_ll(const std::vector<double>& n, const std::vector<double>& B, const std::vector<double>& T, double a,
                   double b) {
@@ -589,6 +599,15 @@ StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans, bool behi
     else gaps.insert(gaps.end(), busy_gaps.begin(), busy_gaps.end());
     pop.pauses = static_cast<size_t>(std::accumulate(n.begin(), n.end(), 0.0));
     if (logs.empty()) continue;
+    // The longest pause of this population seen (as its length is measured),
+    // and an ordinary write's time (flat-out traces: their time per write).
+    double longest_ms = 0, write_ms = 0;
+    for (bool paced : {false, true})
+      for (const auto& s : scans)
+        if (s.paced == paced && s.writes > 0 && write_ms == 0) write_ms = s.seconds / static_cast<double>(s.writes) * 1e3;
+    for (const auto& s : scans)
+      for (const auto& ps : s.pauses)
+        if (double v = length_of(s, ps); population_of(v) == k) longest_ms = std::max(longest_ms, std::exp(v) * 1e3);
     auto lengths = [&](const std::vector<double>& v) {
       Component c = one_normal(v);
       double m = static_cast<double>(v.size());
@@ -597,6 +616,23 @@ StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans, bool behi
       if (pop.sigma <= 0.01) pop.sigma = 0;
       pop.median_band = pop.median_ms * (std::exp(t95(std::max<size_t>(1, v.size() - 1)) * pop.sigma / std::sqrt(m)) - 1);
       pop.sigma_band = v.size() > 1 ? 1.96 * pop.sigma / std::sqrt(2 * (m - 1)) : 0;
+      // Ranges. Few measured lengths give a wide interval (t with m - 1
+      // degrees of freedom), but every pause of the population counted bounds
+      // it too: if n pauses were all at most L long, a quantile q with
+      // q^n < 5 % cannot lie above L (95 %). The median's upper end is held to
+      // L, and sigma's to the value that puts the q = 0.05^(1/n) quantile at L.
+      // Each pause is timed to within about one write (it begins and ends
+      // inside writes whose own time varies), which the sampling interval
+      // alone does not cover when many pauses agree closely.
+      double f = std::exp(std::hypot(std::log1p(pop.median_band / pop.median_ms), write_ms / pop.median_ms)),
+             L = std::max(longest_ms, pop.median_ms);
+      pop.median_lo = pop.median_ms / f, pop.median_hi = std::min(pop.median_ms * f, L);
+      pop.sigma_lo = std::max(0.0, pop.sigma - pop.sigma_band), pop.sigma_hi = pop.sigma + pop.sigma_band;
+      double n = static_cast<double>(std::max<size_t>(pop.pauses, v.size()));
+      if (double z = normal_quantile(std::pow(0.05, 1 / n)); z > 0 && L > pop.median_ms)
+        pop.sigma_hi = std::max(pop.sigma, std::min(pop.sigma_hi, std::log(L / pop.median_ms) / z));
+      else if (z > 0)
+        pop.sigma_hi = pop.sigma;
     };
     lengths(logs);
     std::string who = model.size() == 2 ? fmt::format("population {} ({:.3g} ms)", k + 1, pop.median_ms) : "stalls";

@@ -55,6 +55,10 @@ struct StallPopulation {
   double period_ms = 0, period_band = 0;      // time-triggered; 0 = none
   double median_ms = 0, median_band = 0;
   double sigma = 0, sigma_band = 0;
+  // The ranges the profile carries for the median and sigma: their 95 %
+  // intervals, the upper ends held to what the pauses seen allow (a median or
+  // a tail longer than every pause of this population seen would have shown).
+  double median_lo = 0, median_hi = 0, sigma_lo = 0, sigma_hi = 0;
   size_t pauses = 0;
   std::string arrivals;  // "per byte written", "per unit of time", "both"
 };

@@ -36,6 +36,24 @@ std::string source_text(const Estimate& e) {
                      e.r2, e.points);
 }
 
+// The range a fitted value carries (docs/profiles.md, "Ranges"): its 95 %
+// interval, so `capacity`, `simulate` and `show` answer with the spread the
+// measurement allows. Not for what nothing varies: kernel settings and other
+// exact readings (band 0), the device's size, the read side (a recording only
+// writes).
+std::string range_of(const ParamSpec& spec, const Estimate& e) {
+  if (e.method.starts_with("base profile") || spec.key == "capacity_bytes" || spec.key.starts_with("read_")) return "";
+  double lo = e.lo, hi = e.hi;
+  if (lo > hi) {
+    if (!(e.band > 0)) return "";
+    lo = e.value - e.band, hi = e.value + e.band;
+  }
+  lo = std::clamp(std::min(lo, e.value), spec.min, spec.max), hi = std::clamp(std::max(hi, e.value), spec.min, spec.max);
+  std::string a = number(spec, lo), b = number(spec, hi);
+  if (a == b) return "";
+  return fmt::format(", range = [{}, {}]", a, b);
+}
+
 void write_layer(std::string& out, const Calibration& c, Layer l, bool single) {
   std::string ln(layer_name(l));
   if (!single) out += fmt::format("\n[{}]\nname = {}\n", ln, toml_string(c.name + "-" + ln));
@@ -44,8 +62,8 @@ void write_layer(std::string& out, const Calibration& c, Layer l, bool single) {
     std::string key = fmt::format("{}.{}", ln, spec->key);
     auto it = std::find_if(c.params.begin(), c.params.end(), [&](const Estimate& e) { return e.key == key; });
     if (it == c.params.end()) continue;
-    out += fmt::format("{} = {{ value = {}, source = {}{} }}\n", spec->key, number(*spec, it->value),
-                       toml_string(source_text(*it)),
+    out += fmt::format("{} = {{ value = {}{}, source = {}{} }}\n", spec->key, number(*spec, it->value),
+                       range_of(*spec, *it), toml_string(source_text(*it)),
                        it->method.starts_with("base profile") || it->estimate ? ", estimate = true" : "");
   }
   bool header = false;

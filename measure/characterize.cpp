@@ -27,6 +27,8 @@
 #include "models/profile.h"
 #include "models/trace.h"
 #include "models/units.h"
+#include "sim/capacity_spread.h"
+#include "sim/cost.h"
 #include "sim/sweeps.h"
 
 namespace sd {
@@ -851,6 +853,22 @@ R run_characterize(const CharacterizeConfig& cfg) {
   if (!capr) return R::error(capr.message());
   rep.capacity = *capr;
   rep.headline_bytes_per_s = capr->found ? capr->best * static_cast<double>(cfg.recorder.stream.frame_bytes()) : 0;
+  // The same answer over what the measurement allows: each fitted value with
+  // a 95 % interval (the profile's ranges) at either end, then the corners.
+  // Not when the guard says it would take long (wide pause intervals make
+  // slow searches): `capacity` on the profile gives it then.
+  if (!ranged_params(*prof).empty()) {
+    if (Status cost = check_capacity_cost({&*prof}, cfg.recorder, q.criterion.max_seeds, true); !cost.ok()) {
+      rep.notes.push_back(fmt::format("the headline's spread over the measured values' intervals was not computed "
+                                      "({}); `streamdisk capacity -p PROFILE` computes it",
+                                      cost.message()));
+    } else {
+      std::vector<Result<CapacityResult>> nominal{*capr};
+      auto sp = capacity_spreads({&*prof}, {q}, &nominal);
+      if (!sp) return R::error(sp.message());
+      rep.spread = sp->front();
+    }
+  }
   // Cross-check against what the paced writes met: a writer that fell L s
   // behind a schedule of R bytes/s had L x R bytes waiting, which a recorder's
   // ring must hold (less the block being written).

@@ -30,6 +30,7 @@
 #pragma once
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,7 @@
 #include "measure/fs_info.h"
 #include "models/status.h"
 #include "sim/capacity.h"
+#include "sim/spread.h"
 #include "sim/recorder.h"
 
 namespace sd {
@@ -98,6 +100,10 @@ struct CharacterizeReport {
   RecorderConfig recorder;
   CapacityResult capacity;
   double headline_bytes_per_s = 0;  // capacity.best x frame bytes (0 if none)
+  // The headline over the measured values' 95 % intervals (the ranges the
+  // profile carries; sim/spread.h), in sample rate like capacity.best; empty
+  // when no measured value has a range.
+  std::optional<Spread> spread;
   std::string criterion;            // what "clean" means and the overrun probability it rests on
   std::vector<std::string> notes;
   std::vector<std::string> traces;  // kept trace files

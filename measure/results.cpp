@@ -8,6 +8,7 @@
 #include "models/trace.h"
 #include "models/units.h"
 #include "sim/format.h"
+#include "sim/spread_report.h"
 
 namespace sd {
 namespace {
@@ -105,6 +106,12 @@ std::string characterize_text(const CharacterizeReport& r, const std::string& pr
       recorder_text(r.recorder));
   out += fmt::format("  {}\n", r.criterion);
   if (!r.capacity.limited_by.empty()) out += fmt::format("  the next rate up fails by: {}\n", r.capacity.limited_by);
+  if (r.spread && r.capacity.found) {
+    double frame = static_cast<double>(r.recorder.stream.frame_bytes());
+    ValueText rate = [&](double sample_rate) { return format_rate(sample_rate * frame); };
+    out += fmt::format("  over the measured values' 95 % intervals: {}\n  {}\n", spread_range_text(*r.spread, rate),
+                       spread_decisive_text(*r.spread, rate));
+  }
   for (const auto& t : r.traces) out += fmt::format("Kept trace {}\n", t);
   if (!profile_path.empty())
     out += fmt::format("Wrote {} (try: streamdisk capacity -p {} --find sample-rate --buffer 4MiB)\n", profile_path,
@@ -146,6 +153,12 @@ nlohmann::json characterize_json(const CharacterizeReport& r, const std::string&
                    {"seeds_with_overrun", r.capacity.at_best.seeds_with_overrun},
                    {"overrun_probability_bounds", {r.capacity.at_best.p.low, r.capacity.at_best.p.high}},
                    {"limited_by", r.capacity.limited_by},
+                   // in sample rate, like sample_rate; data_rate_range_bytes_per_s: [low, high] x frame bytes
+                   {"spread", r.spread ? spread_json(*r.spread) : nlohmann::json(nullptr)},
+                   {"data_rate_range_bytes_per_s",
+                    r.spread ? nlohmann::json{r.spread->low * static_cast<double>(r.recorder.stream.frame_bytes()),
+                                              r.spread->high * static_cast<double>(r.recorder.stream.frame_bytes())}
+                             : nlohmann::json(nullptr)},
                    {"recorder",
                     {{"buffer_bytes", r.recorder.buffer_bytes},
                      {"block_bytes", block_of(r.recorder)},

@@ -23,7 +23,7 @@ using namespace sd;
 
 namespace {
 
-RecorderResult run(const Profile& p, const RecorderConfig& c, uint64_t seed = 1) {
+RecorderResult record_doc(const Profile& p, const RecorderConfig& c, uint64_t seed = 1) {
   ModelOptions mo;
   mo.seed = seed;
   ModelDevice dev(p, mo);
@@ -145,8 +145,8 @@ TEST_CASE("document 003: fewer channels - the problem disappears (8 channels cle
   };
   int clean8 = 0, clean18 = 0;
   for (int s = 1; s <= 10; ++s) {
-    clean8 += run(p, c(8), s).overrun_events == 0;
-    clean18 += run(p, c(18), s).overrun_events == 0;
+    clean8 += record_doc(p, c(8), s).overrun_events == 0;
+    clean18 += record_doc(p, c(18), s).overrun_events == 0;
   }
   INFO("clean 1.5 h recordings of 10 seeds: 8 channels " << clean8 << ", 18 channels " << clean18);
   CHECK(clean8 >= 9);
@@ -178,7 +178,7 @@ TEST_CASE("document 003: CAF vs W64 - header updates cost W64 stick time, not ov
   caf.format = FormatKind::Caf;
   uint64_t w64_over = 0, caf_over = 0;
   for (int s = 1; s <= 4; ++s) {
-    auto rw = run(p, w64, s), rc = run(p, caf, s);
+    auto rw = record_doc(p, w64, s), rc = record_doc(p, caf, s);
     INFO("seed " << s << ": W64 " << rw.overrun_events << " overruns, " << rw.other_bytes << " header bytes; CAF "
                  << rc.overrun_events << ", " << rc.other_bytes);
     CHECK(rw.other_bytes > 100 * rc.other_bytes);  // the rewrites happen, only in W64
@@ -195,8 +195,8 @@ TEST_CASE("document 003: NTFS records 18 channels clean but overruns at 32, the 
   Profile bullseye = sd_test::builtin_profile("rpi4-bullseye-extremego-exfat");
   for (int s = 1; s <= 4; ++s) {
     INFO("seed " << s);
-    CHECK(run(ntfs, doc003(18, 16, 1 << 20), s).overrun_events == 0);
-    CHECK(run(bullseye, doc003(18, 15, 1 << 20), s).overrun_events == 0);
+    CHECK(record_doc(ntfs, doc003(18, 16, 1 << 20), s).overrun_events == 0);
+    CHECK(record_doc(bullseye, doc003(18, 15, 1 << 20), s).overrun_events == 0);
   }
   // The 32-channel rows: the same per-row tolerance as the Ultra Fit exFAT
   // table (the propagated spread of the mean, plus the document's Poisson
@@ -238,7 +238,7 @@ TEST_CASE("document 002: 160 MHz overruns once TurboWrite is spent, about 60 MHz
   c.stream = {2, 160e6, 16, false};
   c.buffer_bytes = 256ull << 20;
   c.duration_s = 120;
-  auto r = run(p, c);
+  auto r = record_doc(p, c);
   REQUIRE(r.first_overrun_s);
   // The document: 1300-1600 MB/s for the first ~10 s when writing flat out,
   // i.e. a 13-16 GB cache. At 640 MB/s it lasts 13 GB / 640 MB/s = 20 s at
@@ -255,7 +255,7 @@ TEST_CASE("document 002: 160 MHz overruns once TurboWrite is spent, about 60 MHz
   // 60 MHz (240 MB/s) records cleanly for 10 minutes.
   c.stream.sample_rate = 60e6;
   c.duration_s = 600;
-  CHECK(recording_ok(run(p, c)));
+  CHECK(recording_ok(record_doc(p, c)));
 
   // The highest clean rate over 10 minutes: the sustained 300 MB/s is 75 MHz;
   // the document's conclusion is "about 60 MHz".
@@ -304,7 +304,7 @@ TEST_CASE("document 000: binary is 20-30 % faster than TDMS, more channels are s
     c.buffer_bytes = 2ull << 20;
     c.block_bytes = 1ull << 20;
     c.duration_s = 30;
-    auto r = run(p, c);
+    auto r = record_doc(p, c);
     return static_cast<double>(r.payload_bytes) / (r.end_s - r.start_s);
   };
   // The document's own ratios: 2.0/1.8 = 1.11, 4.0/3.3 = 1.21, 6.3/4.6 = 1.37.
@@ -339,7 +339,7 @@ TEST_CASE("document 000: more channels are slower at equal block size, by the pe
     c.buffer_bytes = 2ull << 20;
     c.block_bytes = 1ull << 20;
     c.duration_s = 30;
-    auto r = run(prof, c);
+    auto r = record_doc(prof, c);
     return std::make_pair(static_cast<double>(r.payload_bytes) / (r.end_s - r.start_s), r);
   };
   double per_ch = p.params(Layer::Host).get("per_channel_us") * 1e-6;
