@@ -19,6 +19,7 @@
 #include "models/profile.h"
 #include "short_run.h"
 #include "sim/capacity.h"
+#include "sim/spread.h"
 
 using namespace sd;
 using namespace sd::cal;
@@ -164,6 +165,83 @@ TEST_CASE("a wrong stall model of the same pauses misses the clean rate by more 
     double want = clean_rate(truth), got = clean_rate(make_profile(old_fit(traces_of(truth, k->trace_s, 3))));
     WARN(fmt::format("{}: true model {:.4g} Hz, old fit {:.4g} Hz ({:+.1f} %)", k->name, want, got, (got / want - 1) * 100));
     CHECK(std::fabs(got / want - 1) > 0.05);
+  }
+}
+
+TEST_CASE("the stall fit's ranges (95 % intervals) hold the true values", "[calibrate][stalls][ranges]") {
+  // The profile calibrate writes carries each fitted value's interval as its
+  // range, which capacity and characterize's headline propagate; here the
+  // stall values of the three known processes, over independent trace sets.
+  int checked = 0, inside = 0;
+  std::string misses;
+  for (uint64_t trace_seed = 3; trace_seed < 3 + static_cast<uint64_t>(sd_test::sets(3, 1)); ++trace_seed)
+    for (const Case& k : kCases) {
+      std::vector<Series> traces = traces_of(make_profile(k.truth), k.trace_s, trace_seed);
+      std::vector<std::string> names;
+      for (const auto& s : traces) names.push_back(s.name);
+      auto c = calibrate_loaded(traces, {}, names, Options{});
+      REQUIRE(c.ok());
+      auto toml = profile_toml(*c);
+      REQUIRE(toml.ok());
+      auto prof = parse_profile_text(*toml, "fitted.toml");
+      REQUIRE(prof.ok());
+      REQUIRE(prof->finish().ok());
+      std::map<std::string, RangedParam> ranged;
+      for (const auto& r : ranged_params(*prof)) ranged[r.key] = r;
+      INFO(k.name << ":\n" << *toml);
+      CHECK(ranged.count("sustained_mbps") == 1);
+      CHECK(ranged.count("stall_duration_ms") == 1);
+      for (const auto& [key, r] : ranged) {
+        CHECK(r.lo <= r.value);
+        CHECK(r.value <= r.hi);
+        auto t = k.truth.find(key);
+        if (t == k.truth.end()) continue;
+        ++checked;
+        if (t->second >= r.lo && t->second <= r.hi)
+          ++inside;
+        else
+          misses += fmt::format(" {} (seed {}): {}={} outside [{:.4g}, {:.4g}];", k.name, trace_seed, key, t->second,
+                                r.lo, r.hi);
+      }
+    }
+  WARN("true stall values inside their ranges: " << inside << " of " << checked << ";" << misses);
+  // 95 % intervals: a miss or two in a few dozen is chance; more is a band
+  // computed too narrow.
+  REQUIRE(checked >= 5);
+  CHECK(inside >= checked - std::max(1, checked / 8));
+}
+
+TEST_CASE("a pause length's range reaches no further than the pauses seen allow", "[calibrate][ranges]") {
+  // Three flat-out pauses of 0.9, 1.0 and 1.1 s: the median's t interval
+  // with two degrees of freedom reaches past 1.2 s, but a median above the
+  // longest of the pauses seen is what they rule out.
+  PauseScan s;
+  s.name = "flat.csv";
+  s.bytes = 600e6, s.seconds = 60, s.writes = 2400;
+  for (double at : {10.0, 30.0, 50.0}) s.pauses.push_back({at, 0.9 + (at - 10) / 200, 0});
+  StallModelFit f = fit_stall_model_all({s});
+  REQUIRE(f.ok);
+  REQUIRE(f.pops.size() == 1);
+  const StallPopulation& p = f.pops[0];
+  INFO("median " << p.median_ms << " band " << p.median_band << " range " << p.median_lo << ".." << p.median_hi);
+  CHECK(p.median_ms * (1 + p.median_band / p.median_ms) > 1150);  // the t interval alone
+  CHECK(p.median_hi == Approx(1100).epsilon(1e-9));
+  CHECK(p.median_lo < p.median_ms);
+  CHECK(p.median_lo > 700);
+  // Forty pauses, all between 0.8 and 1.25 s: a sigma whose tail puts the
+  // 93rd percentile (0.05^(1/40)) above 1.25 s would have shown a longer one.
+  PauseScan many = s;
+  many.pauses.clear();
+  many.seconds = 400, many.bytes = 4e9;
+  for (int i = 0; i < 40; ++i) many.pauses.push_back({5.0 + 10 * i, 0.8 + 0.45 * ((i * 7) % 40) / 39.0, 0});
+  StallModelFit g = fit_stall_model_all({many});
+  REQUIRE(g.ok);
+  for (const auto& q : g.pops) {
+    INFO("median " << q.median_ms << " sigma " << q.sigma << " range " << q.sigma_lo << ".." << q.sigma_hi);
+    CHECK(q.sigma_lo <= q.sigma);
+    CHECK(q.sigma <= q.sigma_hi);
+    double z93 = 1.4632;  // the standard normal's 0.05^(1/40) quantile (0.9278)
+    CHECK(q.median_ms * std::exp(z93 * q.sigma_hi) <= 1250 * 1.001);
   }
 }
 
