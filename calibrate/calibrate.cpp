@@ -366,6 +366,15 @@ void fit_stalls(const Sorted& s, bool in_fs, Calibration& c) {
                                : "pause fit: too few time-triggered pauses in one trace to see their regularity: "
                                  "assumed Poisson in time",
             from, rough || sf.jitter_band == 0);
+  // Too few pauses to tell their distribution (the notes say so, and the
+  // values are marked estimates): no ranges. Intervals from three or four
+  // pauses, at their corners together (a long median, a wide sigma, a short
+  // spacing), invent a heavy tail nothing measured shows: on a model with no
+  // stalls at all, three jitter-sized "pauses" put the headline's low end at
+  // a tenth of its value.
+  if (rough)
+    for (auto& e : c.params)
+      if (e.key.starts_with(layer + "stall")) e.lo = e.hi = e.value;
 }
 
 // 4. Fill level: the first sustained write that ran into ENOSPC (or says its capacity).

@@ -109,8 +109,17 @@ std::string characterize_text(const CharacterizeReport& r, const std::string& pr
   if (r.spread && r.capacity.found) {
     double frame = static_cast<double>(r.recorder.stream.frame_bytes());
     ValueText rate = [&](double sample_rate) { return format_rate(sample_rate * frame); };
-    out += fmt::format("  over the measured values' 95 % intervals: {}\n  {}\n", spread_range_text(*r.spread, rate),
-                       spread_decisive_text(*r.spread, rate));
+    bool rough = std::any_of(r.calibration.params.begin(), r.calibration.params.end(), [](const cal::Estimate& e) {
+      return e.estimate && e.key.find(".stall") != std::string::npos;
+    });
+    if (rough)
+      out += "  the pauses were too few for intervals (see the notes): the spread below leaves them out; a longer "
+             "--budget measures more of them\n";
+    if (rate(r.spread->low) == rate(r.spread->high))
+      out += fmt::format("  over the measured values' 95 % intervals: {} at either end\n", rate(r.spread->nominal));
+    else
+      out += fmt::format("  over the measured values' 95 % intervals: {}\n  {}\n", spread_range_text(*r.spread, rate),
+                         spread_decisive_text(*r.spread, rate));
   }
   for (const auto& t : r.traces) out += fmt::format("Kept trace {}\n", t);
   if (!profile_path.empty())
