@@ -89,6 +89,34 @@ double kernel_dirty_background(double limit) {
   return HostCache::effective_background(bytes, limit);
 }
 
+// CPU time used on this machine, all processes and this one (seconds), from
+// /proc/stat and /proc/self/stat; negative when unreadable. Other programs'
+// CPU work during a measurement shows as pauses that are not the device's.
+struct CpuTimes {
+  double all = -1, self = -1;
+};
+CpuTimes cpu_times() {
+  CpuTimes c;
+  double tick = static_cast<double>(::sysconf(_SC_CLK_TCK));
+  if (tick <= 0) return c;
+  std::ifstream st("/proc/stat");
+  std::string cpu;
+  double v[8] = {};
+  if (st >> cpu && cpu == "cpu" && st >> v[0] >> v[1] >> v[2] >> v[3] >> v[4] >> v[5] >> v[6] >> v[7])
+    c.all = (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / tick;  // user nice system irq softirq steal
+  std::ifstream self("/proc/self/stat");
+  std::string line;
+  if (std::getline(self, line)) {
+    // Fields after the command's closing parenthesis: state is field 3, utime 14, stime 15.
+    std::istringstream rest(line.substr(line.rfind(')') + 1));
+    std::string f;
+    std::vector<std::string> fields;
+    while (rest >> f) fields.push_back(f);
+    if (fields.size() > 12) c.self = (std::stod(fields[11]) + std::stod(fields[12])) / tick;
+  }
+  return c;
+}
+
 // Linux's writeback chunk (writeback_chunk_size()): half a second of the
 // device's bandwidth, at most an eighth of the dirty limit, plus 4 MiB,
 // rounded down to 4 MiB.
@@ -301,6 +329,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
   // The target, and what its kernel's settings say.
   Target t;
   KernelSettings kernel;
+  CpuTimes cpu_at_start;  // real storage only
   if (!cfg.profile.empty()) {
     auto p = load_profile(cfg.profile, cfg.sets);
     if (!p) return R::error(p.message());
@@ -327,6 +356,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
     t.drop_cache = [rd](FileId f) { return rd->drop_cache(f); };
     rep.target = cfg.path;
     rep.fs = rd->fs();
+    cpu_at_start = cpu_times();
     if (!rd->direct_bypasses()) rep.notes.push_back(rd->direct_note());
     kernel = real_kernel_settings(block_dev_dir(cfg.path, rep.fs), rep.fs.fstype);
     cleanup::set_cooperative();
@@ -617,6 +647,21 @@ R run_characterize(const CharacterizeConfig& cfg) {
   }
   rep.seconds = t.clock->now() - t_start;
   rep.cancelled = cancelled();
+  if (CpuTimes end = cpu_times(); t.real && cpu_at_start.all >= 0 && cpu_at_start.self >= 0 && end.all >= 0 &&
+                                  end.self >= 0 && rep.seconds > 0) {
+    double cpus = std::max(1.0, static_cast<double>(::sysconf(_SC_NPROCESSORS_ONLN)));
+    rep.cpu_busy_others = std::max(0.0, (end.all - cpu_at_start.all) - (end.self - cpu_at_start.self)) /
+                          (rep.seconds * cpus);
+    // Half the machine busy elsewhere: the fit's pauses may be other programs'
+    // (a userspace driver's own work counts here too; on 2 CPUs a busy driver
+    // alone can reach half).
+    if (rep.cpu_busy_others > 0.5)
+      rep.notes.push_back(fmt::format(
+          "other processes kept {:.0f} % of the {:.0f} CPUs busy during the measurement{}: slow writes and pauses "
+          "from CPU contention are fitted as the device's, which makes the headline pessimistic; for the storage's "
+          "own figures run characterize on an otherwise idle machine",
+          rep.cpu_busy_others * 100, cpus, rep.fs.userspace ? " (the userspace driver's own work included)" : ""));
+  }
   if (t.real) t.real->remove_created();
   if (rep.cancelled) return rep;
   if (!full_in.empty())

@@ -109,6 +109,10 @@ struct CharacterizeReport {
   std::vector<std::string> traces;  // kept trace files
   bool cancelled = false;
   double seconds = 0;               // the whole run
+  // Real storage: CPU time of every other process during the run, as a share
+  // of all CPUs (a userspace driver's work included); < 0 on a model or when
+  // /proc is unreadable.
+  double cpu_busy_others = -1;
 };
 
 // Errors are bad input (missing or unwritable directory, too little free

@@ -97,6 +97,9 @@ std::string characterize_text(const CharacterizeReport& r, const std::string& pr
     out += fmt::format("  {:<30} {:>12} {:<6} {:<12} {}\n", f.key, value_text(f), f.unit == "bytes" ? "" : f.unit, f.phase,
         f.sure);
   if (!r.burst_verdict.empty()) out += fmt::format("\n  write cache: {}\n", r.burst_verdict);
+  if (r.cpu_busy_others >= 0)
+    out += fmt::format("  CPU used by other processes during the run: {:.0f} % of the machine{}\n", r.cpu_busy_others * 100,
+                       r.fs.userspace ? " (the userspace driver's included)" : "");
   if (!r.notes.empty()) {
     out += fmt::format("\nNotes:\n");
     for (const auto& n : r.notes) out += fmt::format("  - {}\n", n);
@@ -145,6 +148,7 @@ nlohmann::json characterize_json(const CharacterizeReport& r, const std::string&
                       {"idle", {{"waited_s", r.idle_waited_s}, {"quiet_s", r.idle_quiet_s}, {"how", r.idle_how}}},
                       {"write_cache", r.burst_verdict},
                       {"seconds", r.seconds},
+                      {"cpu_busy_others", r.cpu_busy_others >= 0 ? nlohmann::json(r.cpu_busy_others) : nlohmann::json(nullptr)},
                       {"profile", profile_path.empty() ? nlohmann::json(nullptr) : nlohmann::json(profile_path)},
                       {"notes", r.notes},
                       {"traces", r.traces}};

@@ -28,4 +28,12 @@ sus=$(jq -r '[.params[] | select(.key == "device.sustained_mbps") | .value][0] /
 # The stick writes 15.55 MB/s past its 1 ms per request; 1 MiB writes through FUSE see a little less.
 awk -v s="$sus" 'BEGIN { exit !(s > 15.55 * 0.8 && s < 15.55 * 1.15) }' || fail "sustained $sus MB/s, the stick's is 15.55"
 [ -s "$WORK/stick.toml" ] || fail "no profile written"
+# Real storage: the other processes' share of the CPUs during the run is measured
+# (the FUSE stand-in's own work counts there), and the fitted rate carries its
+# 95 % interval into the profile and the headline's spread.
+jq -e '.cpu_busy_others >= 0 and .cpu_busy_others <= 1' "$WORK/out" >/dev/null \
+  || fail "cpu_busy_others missing or outside 0..1: $(jq -c .cpu_busy_others "$WORK/out")"
+grep -q '^sustained_mbps = { value = [0-9.e+]*, range = \[' "$WORK/stick.toml" || fail "sustained_mbps carries no range"
+jq -e '.headline.spread.low <= .headline.sample_rate and .headline.sample_rate <= .headline.spread.high' "$WORK/out" \
+  >/dev/null || fail "the headline's spread does not hold it: $(jq -c '.headline.spread | {low, most_likely, high}' "$WORK/out")"
 finish
