@@ -51,6 +51,7 @@
 #include "models/file_table.h"
 #include "models/fs_layer.h"
 #include "models/params.h"
+#include "models/ring.h"
 
 namespace sd {
 
@@ -189,12 +190,12 @@ class HostCache {
     double start, done;
   };
   std::deque<Commit> commits_;
-  std::deque<Extent> queued_;  // in the order they became dirty; ids count from base_
+  Ring<Extent> queued_;  // in the order they became dirty; ids count from base_
   uint64_t base_ = 0;
   // Each file's queued extents (ids, in the order they became dirty, with
   // written-back ones skipped lazily) and where its last writeback ended.
   struct FileQueue {
-    std::deque<uint64_t> ids;
+    Ring<uint64_t> ids;
     uint64_t next = 0;
     double bytes = 0;  // dirty, not yet sent down
     double since = 0;  // when it last went from clean to dirty (the inode's dirtied_when)
@@ -220,7 +221,7 @@ class HostCache {
   // that chunk goes down in pieces as the queue has room.
   FileId pass_file_ = 0;
   double pass_left_ = 0;
-  std::deque<InFlight> inflight_;
+  Ring<InFlight> inflight_;
   double queued_bytes_ = 0, inflight_bytes_ = 0;
   double last_end_ = 0;  // end of the latest writeback chunk issued
 };
