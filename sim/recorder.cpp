@@ -75,6 +75,9 @@ class Run {
   ModelDevice* model_ = nullptr;
   VirtualClock* vclock_ = nullptr;
   bool blocks_ = false;  // steady_blocks() may run
+  // time_of(k) < time_of(k + 1) for every k of the recording (its rounding
+  // is far below a period): deliver_until(time_of(k)) then finds k.
+  bool strict_ = false;
   std::vector<FormatWrite> scratch_;  // the layout's writes for blocks steady_blocks() stepped
   SteadyWrites steady_;
   Op steady_first_;
@@ -207,8 +210,19 @@ void Run::steady_blocks() {
   while (true) {
     while (!stopped_ && fill_ < block_ && k_done_ < K_ && fill_ + P_ <= cap_) {
       uint64_t need = (block_ - fill_ + P_ - 1) / P_;
-      clock.sleep_until(time_of(std::min(K_, k_done_ + need)));
-      deliver_until(clock.now());
+      uint64_t k = std::min(K_, k_done_ + need);
+      double due = time_of(k);
+      clock.sleep_until(due);
+      if (strict_ && clock.now() == due && (k - k_done_) * P_ <= cap_ - fill_) {
+        // What deliver_until(due) does: time_of strictly increasing, the
+        // last delivery due is k, and all fit (k > k_done_: need >= 1).
+        fill_ += (k - k_done_) * P_;
+        in_overrun_ = false;
+        k_done_ = k;
+        next_due_ = time_of(k + 1);
+      } else {
+        deliver_until(clock.now());
+      }
     }
     if (stopped_) break;
     uint64_t frames = std::min(fill_, block_);
@@ -347,6 +361,10 @@ RecorderResult Run::go() {
   if (open_ok) open_ok = run_ops(ops_);
   t0_ = clock_.now();
   next_due_ = time_of(1);
+  // Each time_of(k) is within an ulp of the largest one of its exact value
+  // (one product and one sum rounded, every magnitude below the last's).
+  double top = time_of(K_ + 1);
+  strict_ = t0_ >= 0 && std::isfinite(top) && period_s_ > 4 * (std::nextafter(top, INFINITY) - top);
   r_.start_s = t0_;
 
   while (!stopped_) {
