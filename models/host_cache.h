@@ -119,6 +119,16 @@ class HostCache {
   // no journal; write_unthrottled is then write() given its return time.
   bool unthrottled_room(double& bytes) const;
   void write_unthrottled(FileId file, uint64_t offset, uint64_t bytes, double now, double ready);
+  // The same for the writes of a stretch appending to `file` from `offset`
+  // on, the first one ready at `first_ready`, when appends(...) is true:
+  // writeback is the simple kind (no background level, wbt, journal or
+  // pacing, whole-byte chunks) and the dirty extents are that file's alone,
+  // contiguous up to `offset`, in offset order, each ready no later than the
+  // next. Writeback then takes the oldest extents ready by its start, up to
+  // a chunk, every time (what pump()'s searches find there, traced through
+  // them), and append_unthrottled takes them so, without the searches.
+  bool appends(FileId file, uint64_t offset, double first_ready) const;
+  void append_unthrottled(FileId file, uint64_t offset, uint64_t bytes, double now, double ready);
 
  private:
   struct Extent {
@@ -135,6 +145,7 @@ class HostCache {
   // Starts writeback chunks whose start time is <= until, and the journal
   // commits due by then, in time order.
   void pump(double until);
+  void pump_appends(FileId file, double until);  // pump() where appends() holds
   // The earliest time at or after t0 that `bytes` more can be submitted (queue room).
   double slot_time(double bytes, double t0) const;
   // Bytes writeback may have in flight at t (writeback_queue_bytes, or wbt's depth).

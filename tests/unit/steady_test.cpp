@@ -139,6 +139,11 @@ const std::vector<Case> kBehind = {
     {"rpi4-bullseye+exfat-kernel+samsung-870qvo-4t", {}, 1744, 3600, 1},
     {"rpi4-bullseye+exfat-kernel+samsung-870qvo-4t", {}, 1744, 3600, 1, FormatKind::W64, 0, 0, 0, true},
     {"rpi4-bullseye+exfat-kernel+samsung-sata-ssd-laptop", {}, 1900, 1800, 1},
+    // Writeback taken chunk by chunk without pump()'s searches (HostCache::append_unthrottled):
+    // several chunks in flight at once, chunks smaller than a block, a chunk that is no whole number of bytes.
+    {"rpi4-bullseye+exfat-kernel+samsung-870qvo-4t", {"host.writeback_queue_bytes=4194304"}, 1744, 1800, 1},
+    {"rpi4-bullseye+exfat-kernel+samsung-sata-ssd-laptop", {"host.writeback_chunk_bytes=131072"}, 1900, 1200, 1},
+    {"rpi4-bullseye+exfat-kernel+samsung-sata-ssd-laptop", {"host.writeback_chunk_bytes=1000000.5"}, 1900, 600, 1},
     {"rpi4-bullseye+exfat-kernel+samsung-960evo-250g", {"host.dirty_limit_bytes=60000000"}, 361, 1800, 1},
     {"rpi4-buster+exfat-fuse+samsung-960evo-250g", {"host.wbt_queue_depth=1"}, 7, 1800, 1},
     {"rpi4-buster+exfat-fuse+samsung-960evo-250g", {"host.dirty_background_bytes=30000000"}, 7, 1800, 1},
