@@ -520,9 +520,14 @@ void HostCache::pump_appends(FileId file, double until) {
   retire(until);
 }
 
-void HostCache::append_unthrottled(FileId file, uint64_t offset, uint64_t bytes, double now, double ready) {
-  pump_appends(file, now);
-  add_dirty(file, offset, bytes, now, ready);
+void HostCache::append_run(FileTable& files, FileId file, uint64_t offset, uint64_t bytes, uint64_t n,
+                           const double* times) {
+  for (uint64_t i = 0; i < n; ++i) {
+    uint64_t at = offset + i * bytes;
+    files.commit_write(file, at, bytes);
+    pump_appends(file, times[2 * i]);
+    add_dirty(file, at, bytes, times[2 * i], times[2 * i + 1]);
+  }
 }
 
 bool HostCache::steady_pending(Pending& p) const {

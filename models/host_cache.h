@@ -126,9 +126,11 @@ class HostCache {
   // contiguous up to `offset`, in offset order, each ready no later than the
   // next. Writeback then takes the oldest extents ready by its start, up to
   // a chunk, every time (what pump()'s searches find there, traced through
-  // them), and append_unthrottled takes them so, without the searches.
+  // them), and append_run takes them so, without the searches: n writes of
+  // `bytes` from `offset` on, each committed to `files` (the table this
+  // cache reads) and then as write_unthrottled(..., times[2 i], times[2 i + 1]).
   bool appends(FileId file, uint64_t offset, double first_ready) const;
-  void append_unthrottled(FileId file, uint64_t offset, uint64_t bytes, double now, double ready);
+  void append_run(FileTable& files, FileId file, uint64_t offset, uint64_t bytes, uint64_t n, const double* times);
 
  private:
   struct Extent {

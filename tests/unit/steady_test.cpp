@@ -139,7 +139,7 @@ const std::vector<Case> kBehind = {
     {"rpi4-bullseye+exfat-kernel+samsung-870qvo-4t", {}, 1744, 3600, 1},
     {"rpi4-bullseye+exfat-kernel+samsung-870qvo-4t", {}, 1744, 3600, 1, FormatKind::W64, 0, 0, 0, true},
     {"rpi4-bullseye+exfat-kernel+samsung-sata-ssd-laptop", {}, 1900, 1800, 1},
-    // Writeback taken chunk by chunk without pump()'s searches (HostCache::append_unthrottled):
+    // Writeback taken chunk by chunk without pump()'s searches (HostCache::append_run):
     // several chunks in flight at once, chunks smaller than a block, a chunk that is no whole number of bytes.
     {"rpi4-bullseye+exfat-kernel+samsung-870qvo-4t", {"host.writeback_queue_bytes=4194304"}, 1744, 1800, 1},
     {"rpi4-bullseye+exfat-kernel+samsung-sata-ssd-laptop", {"host.writeback_chunk_bytes=131072"}, 1900, 1200, 1},
