@@ -272,21 +272,25 @@ void HostCache::pump(double until) {
       e.live = false;
       k = continuation(fq, k, offset + bytes, start);
     }
-    fq.next = offset + bytes;
     // The chunk goes on while the file has more (the kernel's pass ends when its pages do).
     pass_left_ = bytes < limit ? 0 : pass_left_ - static_cast<double>(bytes);
-    fq.bytes -= static_cast<double>(bytes);
-    queued_bytes_ -= static_cast<double>(bytes);
-    double end = fs_.write(file, offset, bytes, start, files_.used_bytes());
-    // The device serves requests in order: this one's own time began when it
-    // was sent or when the one before it ended.
-    inflight_.push_back({end, bytes, end - std::max(start, std::min(end, last_end_))});
-    last_end_ = std::max(last_end_, end);
-    wb_last_end_ = std::max(wb_last_end_, end);
-    inflight_bytes_ += static_cast<double>(bytes);
+    send(fq, file, offset, bytes, start);
   }
   commit_until(until);
   retire(until);
+}
+
+void HostCache::send(FileQueue& fq, FileId file, uint64_t offset, uint64_t bytes, double start) {
+  fq.next = offset + bytes;
+  fq.bytes -= static_cast<double>(bytes);
+  queued_bytes_ -= static_cast<double>(bytes);
+  double end = fs_.write(file, offset, bytes, start, files_.used_bytes());
+  // The device serves requests in order: this one's own time began when it
+  // was sent or when the one before it ended.
+  inflight_.push_back({end, bytes, end - std::max(start, std::min(end, last_end_))});
+  last_end_ = std::max(last_end_, end);
+  wb_last_end_ = std::max(wb_last_end_, end);
+  inflight_bytes_ += static_cast<double>(bytes);
 }
 
 double HostCache::next_event() const {
@@ -507,15 +511,8 @@ void HostCache::pump_appends(FileId file, double until) {
       if (e.bytes > 0) break;
       e.live = false;
     }
-    fq.next = offset + bytes;
     pass_left_ = 0;  // bytes < limit, or chunk_ - bytes = 0
-    fq.bytes -= static_cast<double>(bytes);
-    queued_bytes_ -= static_cast<double>(bytes);
-    double end = fs_.write(file, offset, bytes, start, files_.used_bytes());
-    inflight_.push_back({end, bytes, end - std::max(start, std::min(end, last_end_))});
-    last_end_ = std::max(last_end_, end);
-    wb_last_end_ = std::max(wb_last_end_, end);
-    inflight_bytes_ += static_cast<double>(bytes);
+    send(fq, file, offset, bytes, start);
   }
   retire(until);
 }

@@ -148,6 +148,9 @@ class HostCache {
   // commits due by then, in time order.
   void pump(double until);
   void pump_appends(FileId file, double until);  // pump() where appends() holds
+  struct FileQueue;
+  // Sends [offset, offset + bytes) of `file` down at `start` (a chunk pump() took from `fq`).
+  void send(FileQueue& fq, FileId file, uint64_t offset, uint64_t bytes, double start);
   // The earliest time at or after t0 that `bytes` more can be submitted (queue room).
   double slot_time(double bytes, double t0) const;
   // Bytes writeback may have in flight at t (writeback_queue_bytes, or wbt's depth).

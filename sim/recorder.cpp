@@ -48,6 +48,8 @@ class Run {
   bool run_ops(const std::vector<FormatWrite>& ops);
   bool step(const std::vector<FormatWrite>& ops);  // true: the block's write was stepped over
   void steady_blocks();
+  // One write of the open stretch, issued at `start`, stepped over (its times kept for the model).
+  void stepped_write(double start, uint32_t file, uint64_t offset, uint64_t bytes);
   void apply_steps();
   bool create_new_files();
   void stop(std::string reason, int err);
@@ -179,16 +181,20 @@ bool Run::step(const std::vector<FormatWrite>& ops) {
     backoff_next_ = 1;
     steady_first_ = op;
   }
+  stepped_write(start, w.file, w.offset, w.bytes);
+  return true;
+}
+
+void Run::stepped_write(double start, uint32_t file, uint64_t offset, uint64_t bytes) {
   double dirtied = steady_.dirtied(start);
   steady_done_ = steady_.done(dirtied);
   steady_times_.push_back(dirtied);
   steady_times_.push_back(steady_done_);
   ++steady_n_;
-  clock_.sleep_until(steady_done_);
+  vclock_->sleep_until(steady_done_);  // stepping runs in virtual time only
   ++r_.ops, ++r_.stepped_ops;
-  r_.payload_bytes += w.bytes;
-  sizes_[w.file] = std::max(sizes_[w.file], w.offset + w.bytes);
-  return true;
+  r_.payload_bytes += bytes;
+  sizes_[file] = std::max(sizes_[file], offset + bytes);
 }
 
 // The blocks that continue the open steady stretch, one after the other:
@@ -232,15 +238,7 @@ void Run::steady_blocks() {
     if (bytes != steady_first_.bytes || offset != steady_first_.offset + steady_n_ * steady_first_.bytes ||
         steady_n_ >= steady_.max_writes || !(start - steady_done_ >= steady_.min_gap))
       break;
-    double dirtied = steady_.dirtied(start);
-    steady_done_ = steady_.done(dirtied);
-    steady_times_.push_back(dirtied);
-    steady_times_.push_back(steady_done_);
-    ++steady_n_;
-    clock.sleep_until(steady_done_);
-    ++r_.ops, ++r_.stepped_ops;
-    r_.payload_bytes += bytes;
-    sizes_[plain.file] = std::max(sizes_[plain.file], offset + bytes);
+    stepped_write(start, plain.file, offset, bytes);
     frames_done += frames;
     r_.max_block_s = std::max(r_.max_block_s, clock.now() - start);
     deliver_until(clock.now());
