@@ -122,6 +122,9 @@ const std::vector<Case> kStepped = {
     {"rpi4-buster+exfat-fuse+samsung-960evo-250g", {}, 7, 3600, 1, FormatKind::W64, 0, 480000},
     {"rpi4-buster+exfat-fuse+samsung-960evo-250g", {}, 7, 3600, 1, FormatKind::Wav, 0, 0, 300000000},
     {"rpi4-buster+exfat-fuse+samsung-960evo-250g", {}, 7, 3600, 2, FormatKind::Caf},
+    // The block loop (Run::steady_blocks) up to WAV's 4 GiB limit, and headerless raw frames.
+    {"rpi4-bullseye+exfat-kernel+samsung-960evo-250g", {}, 40, 1200, 1, FormatKind::Wav},
+    {"rpi4-buster+exfat-fuse+samsung-960evo-250g", {}, 7, 1800, 3, FormatKind::Raw},
     // Past the fill level's knee, a device that fills up, FAT32's file limit.
     {"rpi4-buster+exfat-fuse+sandisk-ultrafit-16g", {}, 7, 3600, 1, FormatKind::W64, 12.5e9},
     {"rpi4-buster+exfat-fuse+sandisk-ultrafit-16g", {}, 7, 3600, 1, FormatKind::W64, 15.5e9},
