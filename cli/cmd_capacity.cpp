@@ -162,7 +162,7 @@ Handler setup_capacity(CLI::App& sub) {
       "  streamdisk capacity -p usrp-2974 --find sample-rate -c 2 -b 16 --buffer 256MiB -d 10min\n"
       "  streamdisk capacity -p crio-9014 --find buffer -c 4 -r 51.2k -b 32 -d 20min\n"
       "  streamdisk capacity -p 'rpi4-bullseye+exfat-kernel+*' -p 'rpi4-buster+exfat-fuse+*' -r 48k -b 16 -f w64 \\\n"
-      "      -d 2h --sort          # a buyer's table with ranges (~20 s of CPU)\n\n"
+      "      -d 2h --sort          # a buyer's table with ranges (~7 s of CPU)\n\n"
       "Spread: the profiles' estimated parameters carry ranges (docs/profiles.md, 'Ranges'); each search\n"
       "is repeated with each at either end of its range, then at the two corners (corner bounds, 2k + 3\n"
       "searches for k parameters, the same seeds), and the answer is shown as a range with the most likely\n"

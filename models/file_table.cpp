@@ -7,7 +7,10 @@
 namespace sd {
 
 FileTable::FileTable(double cluster, double max_file, double capacity, double prefill)
-    : cluster_(cluster), max_file_(max_file), capacity_(capacity), prefill_(prefill) {}
+    : cluster_(cluster), max_file_(max_file), capacity_(capacity), prefill_(prefill) {
+  int e = 0;
+  if (cluster >= 1 && std::frexp(cluster, &e) == 0.5 && e - 1 <= 52) shift_ = e - 1;
+}
 
 bool FileTable::create(FileId f) { return files_.emplace(f, 0).second; }
 
@@ -34,6 +37,8 @@ uint64_t FileTable::size(FileId f) const {
 }
 
 uint64_t FileTable::clusters_for(uint64_t size) const {
+  // Below 2^53 the size, the quotient and its ceiling are exact doubles.
+  if (shift_ >= 0 && size < (uint64_t{1} << 53)) return (size + ((uint64_t{1} << shift_) - 1)) >> shift_;
   if (size == memo_size_) return memo_clusters_;
   memo_size_ = size;
   memo_clusters_ = static_cast<uint64_t>(std::ceil(static_cast<double>(size) / cluster_));

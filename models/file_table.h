@@ -15,7 +15,7 @@ class FileTable {
   // Copies drop the lookup cache (it points into the source's map).
   FileTable(const FileTable& o) { *this = o; }
   FileTable& operator=(const FileTable& o) {
-    cluster_ = o.cluster_, max_file_ = o.max_file_, capacity_ = o.capacity_, prefill_ = o.prefill_;
+    cluster_ = o.cluster_, shift_ = o.shift_, max_file_ = o.max_file_, capacity_ = o.capacity_, prefill_ = o.prefill_;
     clusters_ = o.clusters_, files_ = o.files_, last_size_ = nullptr;
     memo_size_ = UINT64_MAX, memo_clusters_ = 0;
     return *this;
@@ -42,6 +42,9 @@ class FileTable {
 
  private:
   uint64_t clusters_for(uint64_t size) const;
+  // log2 of the cluster size when it is a power of two (0 .. 52), else -1:
+  // clusters_for's ceil(size / cluster) is then exact as a shift.
+  int shift_ = -1;
   // The last size clusters_for computed (a file's size after one write is
   // its size before the next): one rounding per write instead of two.
   mutable uint64_t memo_size_ = UINT64_MAX, memo_clusters_ = 0;

@@ -272,21 +272,25 @@ void HostCache::pump(double until) {
       e.live = false;
       k = continuation(fq, k, offset + bytes, start);
     }
-    fq.next = offset + bytes;
     // The chunk goes on while the file has more (the kernel's pass ends when its pages do).
     pass_left_ = bytes < limit ? 0 : pass_left_ - static_cast<double>(bytes);
-    fq.bytes -= static_cast<double>(bytes);
-    queued_bytes_ -= static_cast<double>(bytes);
-    double end = fs_.write(file, offset, bytes, start, files_.used_bytes());
-    // The device serves requests in order: this one's own time began when it
-    // was sent or when the one before it ended.
-    inflight_.push_back({end, bytes, end - std::max(start, std::min(end, last_end_))});
-    last_end_ = std::max(last_end_, end);
-    wb_last_end_ = std::max(wb_last_end_, end);
-    inflight_bytes_ += static_cast<double>(bytes);
+    send(fq, file, offset, bytes, start);
   }
   commit_until(until);
   retire(until);
+}
+
+void HostCache::send(FileQueue& fq, FileId file, uint64_t offset, uint64_t bytes, double start) {
+  fq.next = offset + bytes;
+  fq.bytes -= static_cast<double>(bytes);
+  queued_bytes_ -= static_cast<double>(bytes);
+  double end = fs_.write(file, offset, bytes, start, files_.used_bytes());
+  // The device serves requests in order: this one's own time began when it
+  // was sent or when the one before it ended.
+  inflight_.push_back({end, bytes, end - std::max(start, std::min(end, last_end_))});
+  last_end_ = std::max(last_end_, end);
+  wb_last_end_ = std::max(wb_last_end_, end);
+  inflight_bytes_ += static_cast<double>(bytes);
 }
 
 double HostCache::next_event() const {
@@ -447,6 +451,80 @@ bool HostCache::unthrottled_room(double& bytes) const {
 void HostCache::write_unthrottled(FileId file, uint64_t offset, uint64_t bytes, double now, double ready) {
   pump(now);
   add_dirty(file, offset, bytes, now, ready);
+}
+
+bool HostCache::appends(FileId file, uint64_t offset, double first_ready) const {
+  if (background_ > 0 || wbt_qd_ > 0 || journal_s_ > 0 || pacing_ || draining_ || pass_left_ > 0) return false;
+  if (!(chunk_ >= 1 && std::floor(chunk_) == chunk_ && chunk_ < 0x1p52)) return false;
+  // The file's queue holds its live extents in queue order, after ids already written back.
+  auto it = by_file_.find(file);
+  const FileQueue* fq = it == by_file_.end() ? nullptr : &it->second;
+  size_t ids = 0;
+  if (fq)
+    while (ids < fq->ids.size() && !(fq->ids[ids] >= base_ && queued_[fq->ids[ids] - base_].live)) ++ids;
+  size_t live = 0;
+  const Extent* last = nullptr;
+  for (size_t i = 0; i < queued_.size(); ++i) {
+    const Extent& e = queued_[i];
+    if (!e.live) {
+      if (live > 0) return false;  // written back after a live one: not the simple order
+      continue;
+    }
+    if (e.file != file || !fq || ids + live >= fq->ids.size() || fq->ids[ids + live] != base_ + i) return false;
+    if (last ? e.offset != last->offset + last->bytes || e.ready < last->ready : e.offset < fq->next) return false;
+    last = &e, ++live;
+  }
+  if (fq && ids + live != fq->ids.size()) return false;
+  if (last && (last->offset + last->bytes != offset || last->ready > first_ready)) return false;
+  // Nothing of another file waits for writeback; requests in flight end in order.
+  if (queued_bytes_ != (fq ? fq->bytes : 0.0)) return false;
+  for (size_t i = 1; i < inflight_.size(); ++i)
+    if (inflight_[i].end < inflight_[i - 1].end) return false;
+  return true;
+}
+
+void HostCache::pump_appends(FileId file, double until) {
+  // pump() traced where appends() holds: next_chunk() takes the queue's
+  // front (no background level, no chunk under way), first_extent() the
+  // front extent (the lowest offset, at or past where writeback stopped),
+  // continuation() the next one if it is dirty by then; no journal commits.
+  const auto limit = static_cast<uint64_t>(chunk_);
+  const bool one_chunk = queue_ <= chunk_;  // one chunk in flight at a time: slot_time in one step
+  while (true) {
+    drop_dead();
+    if (queued_.empty()) break;
+    double ready = std::max(queued_.front().ready, 0.0);
+    double start = !one_chunk ? slot_time(chunk_, ready)
+                   : inflight_.empty() ? ready
+                                       : std::max(ready, inflight_.back().end);
+    if (start > until) break;
+    FileQueue& fq = queue_of(file);
+    while (!(fq.ids.front() >= base_ && extent(fq.ids.front()).live)) fq.ids.pop_front();
+    pass_file_ = file;
+    uint64_t offset = queued_.front().offset, bytes = 0;
+    for (size_t k = 0; k < queued_.size() && bytes < limit; ++k) {
+      Extent& e = queued_[k];
+      if (k > 0 && e.ready > start) break;
+      uint64_t take = std::min(e.bytes, limit - bytes);
+      bytes += take;
+      e.offset += take, e.bytes -= take;
+      if (e.bytes > 0) break;
+      e.live = false;
+    }
+    pass_left_ = 0;  // bytes < limit, or chunk_ - bytes = 0
+    send(fq, file, offset, bytes, start);
+  }
+  retire(until);
+}
+
+void HostCache::append_run(FileTable& files, FileId file, uint64_t offset, uint64_t bytes, uint64_t n,
+                           const double* times) {
+  for (uint64_t i = 0; i < n; ++i) {
+    uint64_t at = offset + i * bytes;
+    files.commit_write(file, at, bytes);
+    pump_appends(file, times[2 * i]);
+    add_dirty(file, at, bytes, times[2 * i], times[2 * i + 1]);
+  }
 }
 
 bool HostCache::steady_pending(Pending& p) const {

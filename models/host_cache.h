@@ -51,6 +51,7 @@
 #include "models/file_table.h"
 #include "models/fs_layer.h"
 #include "models/params.h"
+#include "models/ring.h"
 
 namespace sd {
 
@@ -118,6 +119,18 @@ class HostCache {
   // no journal; write_unthrottled is then write() given its return time.
   bool unthrottled_room(double& bytes) const;
   void write_unthrottled(FileId file, uint64_t offset, uint64_t bytes, double now, double ready);
+  // The same for the writes of a stretch appending to `file` from `offset`
+  // on, the first one ready at `first_ready`, when appends(...) is true:
+  // writeback is the simple kind (no background level, wbt, journal or
+  // pacing, whole-byte chunks) and the dirty extents are that file's alone,
+  // contiguous up to `offset`, in offset order, each ready no later than the
+  // next. Writeback then takes the oldest extents ready by its start, up to
+  // a chunk, every time (what pump()'s searches find there, traced through
+  // them), and append_run takes them so, without the searches: n writes of
+  // `bytes` from `offset` on, each committed to `files` (the table this
+  // cache reads) and then as write_unthrottled(..., times[2 i], times[2 i + 1]).
+  bool appends(FileId file, uint64_t offset, double first_ready) const;
+  void append_run(FileTable& files, FileId file, uint64_t offset, uint64_t bytes, uint64_t n, const double* times);
 
  private:
   struct Extent {
@@ -134,6 +147,10 @@ class HostCache {
   // Starts writeback chunks whose start time is <= until, and the journal
   // commits due by then, in time order.
   void pump(double until);
+  void pump_appends(FileId file, double until);  // pump() where appends() holds
+  struct FileQueue;
+  // Sends [offset, offset + bytes) of `file` down at `start` (a chunk pump() took from `fq`).
+  void send(FileQueue& fq, FileId file, uint64_t offset, uint64_t bytes, double start);
   // The earliest time at or after t0 that `bytes` more can be submitted (queue room).
   double slot_time(double bytes, double t0) const;
   // Bytes writeback may have in flight at t (writeback_queue_bytes, or wbt's depth).
@@ -189,12 +206,12 @@ class HostCache {
     double start, done;
   };
   std::deque<Commit> commits_;
-  std::deque<Extent> queued_;  // in the order they became dirty; ids count from base_
+  Ring<Extent> queued_;  // in the order they became dirty; ids count from base_
   uint64_t base_ = 0;
   // Each file's queued extents (ids, in the order they became dirty, with
   // written-back ones skipped lazily) and where its last writeback ended.
   struct FileQueue {
-    std::deque<uint64_t> ids;
+    Ring<uint64_t> ids;
     uint64_t next = 0;
     double bytes = 0;  // dirty, not yet sent down
     double since = 0;  // when it last went from clean to dirty (the inode's dirtied_when)
@@ -220,7 +237,7 @@ class HostCache {
   // that chunk goes down in pieces as the queue has room.
   FileId pass_file_ = 0;
   double pass_left_ = 0;
-  std::deque<InFlight> inflight_;
+  Ring<InFlight> inflight_;
   double queued_bytes_ = 0, inflight_bytes_ = 0;
   double last_end_ = 0;  // end of the latest writeback chunk issued
 };

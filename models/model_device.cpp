@@ -162,6 +162,10 @@ void ModelDevice::skip_writes(const Op& first, const SteadyWrites& q, uint64_t n
   uint64_t total = n * first.bytes;
   if (fs_.userspace()) fs_.driver_stalls().pass_bytes(static_cast<double>(total));
   if (q.each) {
+    if (host_.appends(first.file, first.offset, times[1])) {
+      host_.append_run(files_, first.file, first.offset, first.bytes, n, times);
+      return;
+    }
     for (uint64_t i = 0; i < n; ++i) {
       uint64_t offset = first.offset + i * first.bytes;
       files_.commit_write(first.file, offset, first.bytes);

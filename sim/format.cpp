@@ -36,6 +36,10 @@ class RawLayout final : public Layout {
     uint64_t fb = payload_frame_bytes();
     put_payload(out, 0, frames_ * fb, frames * fb, -1, frames_);
   }
+  bool plain_payload(uint32_t& file, uint64_t& offset) const override {
+    file = 0, offset = frames_ * payload_frame_bytes();
+    return true;
+  }
 };
 
 // One headerless file per channel; each block becomes one write per file, so
@@ -174,6 +178,17 @@ void Layout::append(uint64_t frames, std::vector<FormatWrite>& out) {
       rewrite_header(out);
     }
   }
+}
+
+bool Layout::plain_appends(PlainAppends& p) const {
+  if (!plain_payload(p.file, p.offset)) return false;
+  p.max_frames = frames_left();
+  // A header rewrite comes once since_header_ reaches header_every_frames.
+  if (opt_.header_every_frames > 0) {
+    uint64_t due = opt_.header_every_frames > since_header_ ? opt_.header_every_frames - since_header_ : 0;
+    p.max_frames = std::min(p.max_frames, due > 0 ? due - 1 : 0);
+  }
+  return true;
 }
 
 uint64_t Layout::frames_left() const {

@@ -101,11 +101,24 @@ class Layout {
   uint64_t header_bytes_written() const { return header_bytes_; }
   // Payload bytes per appended frame (TDMS widens 24-bit samples to 32 bits).
   uint64_t payload_frame_bytes() const { return uint64_t{opt_.stream.channels} * stored_sample_bytes_; }
+  // Plain appends (the simulator's steady stretches, sim/recorder.cpp): up
+  // to `max_frames` more frames, appended in any pieces, each become one
+  // interleaved payload write to `file` right after the one before (the
+  // next at `offset`), with no other write (no header rewrite, no new file).
+  // False if the layout's appends are not like that.
+  struct PlainAppends {
+    uint32_t file = 0;
+    uint64_t offset = 0, max_frames = 0;
+  };
+  bool plain_appends(PlainAppends& p) const;
 
  protected:
   explicit Layout(const LayoutOptions& opt);
   virtual void append_frames(uint64_t frames, std::vector<FormatWrite>& out) = 0;
   virtual uint64_t max_frames() const { return UINT64_MAX; }
+  // The file and offset of the next frame's payload if append_frames writes
+  // nothing but one interleaved payload write of each piece (plain_appends).
+  virtual bool plain_payload(uint32_t& /*file*/, uint64_t& /*offset*/) const { return false; }
   // Emits a header/metadata write and tracks the file's size.
   void put(std::vector<FormatWrite>& out, FormatWrite::What what, uint32_t file, uint64_t offset,
            std::vector<uint8_t> data);

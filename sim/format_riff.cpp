@@ -61,6 +61,10 @@ class RiffLayout final : public Layout {
     uint64_t fb = payload_frame_bytes();
     put_payload(out, 0, header_size_ + frames_ * fb, frames * fb, -1, frames_);
   }
+  bool plain_payload(uint32_t& file, uint64_t& offset) const override {
+    file = 0, offset = header_size_ + frames_ * payload_frame_bytes();
+    return true;
+  }
 
   void rewrite_header(std::vector<FormatWrite>& out) override {
     put(out, FormatWrite::What::Header, 0, 0, header(data_bytes()));

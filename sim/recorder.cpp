@@ -31,8 +31,11 @@ class Run {
       : dev_(dev), clock_(clock), cfg_(cfg), hooks_(hooks), layout_(layout) {
     // Stepping needs the model itself in virtual time, and nobody looking at
     // it or at each operation while a stretch is open.
-    if (cfg.step_steady && !hooks.trace && !hooks.payload && !hooks.sample && dynamic_cast<VirtualClock*>(&clock))
+    vclock_ = dynamic_cast<VirtualClock*>(&clock);
+    if (cfg.step_steady && !hooks.trace && !hooks.payload && !hooks.sample && vclock_)
       model_ = dynamic_cast<ModelDevice*>(&dev);
+    // steady_blocks() skips the progress and cancel checks (none in capacity searches).
+    blocks_ = model_ && !hooks.progress && !hooks.cancel;
   }
 
   RecorderResult go();
@@ -44,6 +47,9 @@ class Run {
   bool write_block(uint64_t frames);  // false: the recording stopped
   bool run_ops(const std::vector<FormatWrite>& ops);
   bool step(const std::vector<FormatWrite>& ops);  // true: the block's write was stepped over
+  void steady_blocks();
+  // One write of the open stretch, issued at `start`, stepped over (its times kept for the model).
+  void stepped_write(double start, uint32_t file, uint64_t offset, uint64_t bytes);
   void apply_steps();
   bool create_new_files();
   void stop(std::string reason, int err);
@@ -69,6 +75,12 @@ class Run {
   // last one's times. After a stretch could not start, wait `backoff_`
   // blocks (doubling) before asking again: asking costs more than a block.
   ModelDevice* model_ = nullptr;
+  VirtualClock* vclock_ = nullptr;
+  bool blocks_ = false;  // steady_blocks() may run
+  // time_of(k) < time_of(k + 1) for every k of the recording (its rounding
+  // is far below a period): deliver_until(time_of(k)) then finds k.
+  bool strict_ = false;
+  std::vector<FormatWrite> scratch_;  // the layout's writes for blocks steady_blocks() stepped
   SteadyWrites steady_;
   Op steady_first_;
   uint64_t steady_n_ = 0, backoff_ = 0, backoff_next_ = 1;
@@ -169,16 +181,75 @@ bool Run::step(const std::vector<FormatWrite>& ops) {
     backoff_next_ = 1;
     steady_first_ = op;
   }
+  stepped_write(start, w.file, w.offset, w.bytes);
+  return true;
+}
+
+void Run::stepped_write(double start, uint32_t file, uint64_t offset, uint64_t bytes) {
   double dirtied = steady_.dirtied(start);
   steady_done_ = steady_.done(dirtied);
   steady_times_.push_back(dirtied);
   steady_times_.push_back(steady_done_);
   ++steady_n_;
-  clock_.sleep_until(steady_done_);
+  vclock_->sleep_until(steady_done_);  // stepping runs in virtual time only
   ++r_.ops, ++r_.stepped_ops;
-  r_.payload_bytes += w.bytes;
-  sizes_[w.file] = std::max(sizes_[w.file], w.offset + w.bytes);
-  return true;
+  r_.payload_bytes += bytes;
+  sizes_[file] = std::max(sizes_[file], offset + bytes);
+}
+
+// The blocks that continue the open steady stretch, one after the other:
+// the same steps go(), write_block() and step() take for each (the wait for
+// its frames, the stepped write, the deliveries while it ran, the ring),
+// without building the block's write list (the layout's appends are plain:
+// Layout::plain_appends) or the checks that cannot apply (new files, hooks).
+// Returns at the first block that is not one, after its wait for frames
+// (which go() then finds done), or when the recording stops; the layout is
+// told of the frames written.
+void Run::steady_blocks() {
+  Layout::PlainAppends plain;
+  if (!layout_.plain_appends(plain) || steady_first_.channel_arrays != 1 ||
+      steady_first_.file != cfg_.first_file_id + plain.file)
+    return;
+  const uint64_t fb = layout_.payload_frame_bytes(), frame_bytes = cfg_.stream.frame_bytes();
+  VirtualClock& clock = *vclock_;
+  uint64_t frames_done = 0;
+  while (true) {
+    while (!stopped_ && fill_ < block_ && k_done_ < K_ && fill_ + P_ <= cap_) {
+      uint64_t need = (block_ - fill_ + P_ - 1) / P_;
+      uint64_t k = std::min(K_, k_done_ + need);
+      double due = time_of(k);
+      clock.sleep_until(due);
+      if (strict_ && clock.now() == due && (k - k_done_) * P_ <= cap_ - fill_) {
+        // What deliver_until(due) does: time_of strictly increasing, the
+        // last delivery due is k, and all fit (k > k_done_: need >= 1).
+        fill_ += (k - k_done_) * P_;
+        in_overrun_ = false;
+        k_done_ = k;
+        next_due_ = time_of(k + 1);
+      } else {
+        deliver_until(clock.now());
+      }
+    }
+    if (stopped_) break;
+    uint64_t frames = std::min(fill_, block_);
+    if (frames == 0 || frames > plain.max_frames - frames_done) break;
+    uint64_t bytes = frames * fb, offset = plain.offset + frames_done * fb;
+    double start = clock.now();
+    if (bytes != steady_first_.bytes || offset != steady_first_.offset + steady_n_ * steady_first_.bytes ||
+        steady_n_ >= steady_.max_writes || !(start - steady_done_ >= steady_.min_gap))
+      break;
+    stepped_write(start, plain.file, offset, bytes);
+    frames_done += frames;
+    r_.max_block_s = std::max(r_.max_block_s, clock.now() - start);
+    deliver_until(clock.now());
+    r_.peak_buffer_bytes = std::max(r_.peak_buffer_bytes, fill_ * frame_bytes);
+    fill_ -= frames;
+    r_.frames_written += frames;
+  }
+  if (frames_done > 0) {
+    scratch_.clear();
+    layout_.append(frames_done, scratch_);  // one payload write: the layout's state after the blocks' appends
+  }
 }
 
 void Run::stop(std::string reason, int err) {
@@ -288,9 +359,14 @@ RecorderResult Run::go() {
   if (open_ok) open_ok = run_ops(ops_);
   t0_ = clock_.now();
   next_due_ = time_of(1);
+  // Each time_of(k) is within an ulp of the largest one of its exact value
+  // (one product and one sum rounded, every magnitude below the last's).
+  double top = time_of(K_ + 1);
+  strict_ = t0_ >= 0 && std::isfinite(top) && period_s_ > 4 * (std::nextafter(top, INFINITY) - top);
   r_.start_s = t0_;
 
   while (!stopped_) {
+    if (blocks_ && steady_n_ > 0) steady_blocks();
     // Wait for a block, or for the ring to be too full for the next period.
     while (!stopped_ && fill_ < block_ && k_done_ < K_ && fill_ + P_ <= cap_) {
       uint64_t need = (block_ - fill_ + P_ - 1) / P_;

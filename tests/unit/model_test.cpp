@@ -9,6 +9,7 @@
 
 #include "models/analytic.h"
 #include "models/host_cache.h"
+#include "models/file_table.h"
 #include "models/model_device.h"
 #include "models/profile.h"
 #include "sequential_write.h"
@@ -244,6 +245,22 @@ TEST_CASE("filesystem: clusters are counted per file when writes alternate betwe
   t = write_time(d, 3, 0, 100000, t);    // 4 clusters
   t = write_time(d, 2, 32769, 1, t);     // file 2 to 32770 B: still 2
   CHECK(d.state(t).used_bytes == 8 * 32768.0);
+}
+
+TEST_CASE("filesystem: a power-of-two cluster counts the clusters the double rounding counted", "[model][filesystem]") {
+  // FileTable rounds such sizes with a shift: the same count as
+  // ceil(size / cluster) in doubles, which is exact below 2^53.
+  for (double cluster : {1.0, 512.0, 4096.0, 32768.0, 131072.0, 3000.0}) {
+    auto c = static_cast<uint64_t>(cluster);
+    for (uint64_t size : {uint64_t{0}, uint64_t{1}, c - 1, c, c + 1, 7 * c + 3, (uint64_t{1} << 32) + 1,
+                          (uint64_t{1} << 52) - 1, (uint64_t{1} << 53) - 1}) {
+      INFO("cluster " << cluster << ", size " << size);
+      FileTable t(cluster, 0, 0, 0);
+      t.create(1);
+      t.commit_write(1, 0, size);
+      CHECK(t.used_bytes() == std::ceil(static_cast<double>(size) / cluster) * cluster);
+    }
+  }
 }
 
 TEST_CASE("filesystem: EFBIG at max_file_bytes, ENOSPC at capacity", "[model][filesystem]") {

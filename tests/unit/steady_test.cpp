@@ -122,6 +122,9 @@ const std::vector<Case> kStepped = {
     {"rpi4-buster+exfat-fuse+samsung-960evo-250g", {}, 7, 3600, 1, FormatKind::W64, 0, 480000},
     {"rpi4-buster+exfat-fuse+samsung-960evo-250g", {}, 7, 3600, 1, FormatKind::Wav, 0, 0, 300000000},
     {"rpi4-buster+exfat-fuse+samsung-960evo-250g", {}, 7, 3600, 2, FormatKind::Caf},
+    // The block loop (Run::steady_blocks) up to WAV's 4 GiB limit, and headerless raw frames.
+    {"rpi4-bullseye+exfat-kernel+samsung-960evo-250g", {}, 40, 1200, 1, FormatKind::Wav},
+    {"rpi4-buster+exfat-fuse+samsung-960evo-250g", {}, 7, 1800, 3, FormatKind::Raw},
     // Past the fill level's knee, a device that fills up, FAT32's file limit.
     {"rpi4-buster+exfat-fuse+sandisk-ultrafit-16g", {}, 7, 3600, 1, FormatKind::W64, 12.5e9},
     {"rpi4-buster+exfat-fuse+sandisk-ultrafit-16g", {}, 7, 3600, 1, FormatKind::W64, 15.5e9},
@@ -139,6 +142,11 @@ const std::vector<Case> kBehind = {
     {"rpi4-bullseye+exfat-kernel+samsung-870qvo-4t", {}, 1744, 3600, 1},
     {"rpi4-bullseye+exfat-kernel+samsung-870qvo-4t", {}, 1744, 3600, 1, FormatKind::W64, 0, 0, 0, true},
     {"rpi4-bullseye+exfat-kernel+samsung-sata-ssd-laptop", {}, 1900, 1800, 1},
+    // Writeback taken chunk by chunk without pump()'s searches (HostCache::append_run):
+    // several chunks in flight at once, chunks smaller than a block, a chunk that is no whole number of bytes.
+    {"rpi4-bullseye+exfat-kernel+samsung-870qvo-4t", {"host.writeback_queue_bytes=4194304"}, 1744, 1800, 1},
+    {"rpi4-bullseye+exfat-kernel+samsung-sata-ssd-laptop", {"host.writeback_chunk_bytes=131072"}, 1900, 1200, 1},
+    {"rpi4-bullseye+exfat-kernel+samsung-sata-ssd-laptop", {"host.writeback_chunk_bytes=1000000.5"}, 1900, 600, 1},
     {"rpi4-bullseye+exfat-kernel+samsung-960evo-250g", {"host.dirty_limit_bytes=60000000"}, 361, 1800, 1},
     {"rpi4-buster+exfat-fuse+samsung-960evo-250g", {"host.wbt_queue_depth=1"}, 7, 1800, 1},
     {"rpi4-buster+exfat-fuse+samsung-960evo-250g", {"host.dirty_background_bytes=30000000"}, 7, 1800, 1},
