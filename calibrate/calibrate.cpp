@@ -331,6 +331,7 @@ void fit_stalls(const Sorted& s, bool in_fs, Calibration& c) {
   }
   std::string from = names(used);
   bool rough = sf.too_few;
+  c.stalls_too_few = rough;
   for (size_t k = 0; k < 2; ++k) {
     std::string pre = layer + (k == 0 ? "stall_" : "stall2_");
     if (k >= sf.pops.size()) {

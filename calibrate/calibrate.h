@@ -41,6 +41,8 @@ struct Calibration {
   // Paced writes did not meet the pauses flat-out writes met: the stalls are
   // the device's, behind a cache (calibrate/pauses.h), whatever the filesystem.
   bool stalls_behind_cache = false;
+  // The pauses were too few to fit (their values are marked estimates and carry no ranges).
+  bool stalls_too_few = false;
   std::vector<std::string> inputs;  // every file read
   std::vector<Layer> layers;        // the layers the profile holds
   std::string base;                 // --base, if given

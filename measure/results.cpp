@@ -112,10 +112,7 @@ std::string characterize_text(const CharacterizeReport& r, const std::string& pr
   if (r.spread && r.capacity.found) {
     double frame = static_cast<double>(r.recorder.stream.frame_bytes());
     ValueText rate = [&](double sample_rate) { return format_rate(sample_rate * frame); };
-    bool rough = std::any_of(r.calibration.params.begin(), r.calibration.params.end(), [](const cal::Estimate& e) {
-      return e.estimate && e.key.find(".stall") != std::string::npos;
-    });
-    if (rough)
+    if (r.calibration.stalls_too_few)
       out += "  the pauses were too few for intervals (see the notes): the spread below leaves them out; a longer "
              "--budget measures more of them\n";
     if (rate(r.spread->low) == rate(r.spread->high))

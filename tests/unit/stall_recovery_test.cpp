@@ -182,6 +182,7 @@ TEST_CASE("the stall fit's ranges (95 % intervals) hold the true values", "[cali
       for (const auto& s : traces) names.push_back(s.name);
       auto c = calibrate_loaded(traces, {}, names, Options{});
       REQUIRE(c.ok());
+      CHECK_FALSE(c->stalls_too_few);
       auto toml = profile_toml(*c);
       REQUIRE(toml.ok());
       auto prof = parse_profile_text(*toml, "fitted.toml");
@@ -273,6 +274,7 @@ TEST_CASE("too few pauses: fitted, marked an estimate, with a warning", "[calibr
   bool warned = false;
   for (const auto& n : c->notes) warned |= n.find("too few") != std::string::npos;
   CHECK(warned);
+  CHECK(c->stalls_too_few);
   bool marked = false;
   for (const auto& e : c->params)
     if (e.key == "device.stall_duration_ms") marked = e.estimate && std::fabs(e.value / 300 - 1) < 0.2;
