@@ -71,6 +71,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # start_mount ARGS...: mounts on $MNT in the background, waits until mounted.
 start_mount() {
+  # A mount left from before would pass the wait below at once.
+  if is_mounted "$MNT"; then echo "start_mount: $MNT is still mounted from before" >&2; exit 1; fi
   # 9>&-: the daemon must not hold the test lock (it outlives a killed test).
   "$STREAMDISK" mount -q "$@" "$MNT" >"$WORK/mount.out" 2>"$WORK/mount.err" 9>&- &
   MOUNT_PID=$!
