@@ -179,12 +179,48 @@ void capacity_all() {
 // The cost check's estimate per search against the CPU time it took (one
 // thread, so CPU time is the search's own), with the full-length recordings
 // it simulated: what sim/cost.h's constants are calibrated on.
-void cost_per_search() {
+// With profile files (`sim_bench cost FILE...`, e.g. bench/rig_truth.s14's
+// measured profiles): the README's rig recording instead (raw 8-bit, 256 KiB
+// blocks, 60 s) at buffers of 4 MiB and 1 MiB, each profile's search with the
+// spread (one search per ranged value's end) the way characterize asks it.
+void cost_per_search(const std::vector<std::string>& files = {}) {
   RecorderConfig c = capacity_config();
+  if (!files.empty()) {
+    c.stream = {1, 1000000, 8, false};
+    c.format = FormatKind::Raw;
+    c.block_bytes = 256 << 10;
+    c.duration_s = 60;
+  }
   double est_all = 0, cpu_all = 0;
-  for (const auto& info : builtin_profiles()) {
-    if (info.layer && *info.layer != Layer::Device) continue;
-    Profile p = must_load(info.name);
+  std::vector<std::pair<std::string, uint64_t>> todo;
+  for (const auto& f : files) for (uint64_t b : {4ull << 20, 1ull << 20}) todo.push_back({f, b});
+  if (files.empty())
+    for (const auto& info : builtin_profiles())
+      if (!info.layer || *info.layer == Layer::Device) todo.push_back({info.name, c.buffer_bytes});
+  for (const auto& [spec, buffer] : todo) {
+    Profile p = must_load(spec);
+    c.buffer_bytes = buffer;
+    if (!files.empty()) {
+      CapacityQuery q;
+      q.base = c;
+      q.threads = 1;
+      q.target = CapacityTarget::SampleRate;
+      std::vector<const Profile*> ps = {&p};
+      std::vector<CapacityQuery> qs = {q};
+      double est = capacity_command_seconds(ps, c, q.criterion.max_seeds, true, {}, q.target);
+      double t = cpu();
+      SpreadCost sc;
+      auto sp = capacity_spreads(ps, qs, nullptr, 1, {}, &sc);
+      double dt = std::max(cpu() - t, 1e-6);
+      est_all += est, cpu_all += dt;
+      SearchEstimate e = estimate_capacity_search(p, c, q.criterion.max_seeds, true, {}, q.target);
+      fmt::print("  {:<44} {} MiB, spread ({} ranged): estimate {:7.2f} s ({:.0f} recordings of {:.3g} steps per "
+                 "search), measured {:6.2f} s CPU ({} searches, {:.0f} recordings per search), ratio {:.2f}\n",
+                 spec, buffer >> 20, ranged_params(p).size(), est, e.recordings, e.one.steps(), dt, sc.searches,
+                 sc.simulated_s / c.duration_s / std::max<double>(1, sc.searches), est / dt);
+      continue;
+    }
+    const auto& info_name = spec;
     CapacityQuery q;
     q.base = c;
     q.threads = 1;
@@ -196,8 +232,13 @@ void cost_per_search() {
     est_all += est, cpu_all += dt;
     fmt::print("  {:<32} stalls {:d}: estimate {:7.3f} s ({:.0f} recordings of {:.3g} steps), measured {:7.3f} s CPU "
                "({} runs, {:.1f} full-length), ratio {:.2f}; {:.3g} steps per CPU second\n",
-               info.name, r->stalls, est, e.recordings, e.one.steps(), dt, r->runs, r->simulated_s / c.duration_s,
+               info_name, r->stalls, est, e.recordings, e.one.steps(), dt, r->runs, r->simulated_s / c.duration_s,
                est / dt, e.one.steps() * (r->simulated_s / c.duration_s) / dt);
+  }
+  if (!files.empty()) {
+    fmt::print("cost check, capacity with the spread, 60 s raw, 256 KiB blocks: estimate {:.2f} s, measured {:.2f} s "
+               "CPU, ratio {:.2f}\n", est_all, cpu_all, est_all / cpu_all);
+    return;
   }
   fmt::print("cost check per search, 1.5 h, 48 kHz x 24-bit W64, 1 MiB: estimate {:.2f} s, measured {:.2f} s CPU, "
              "ratio {:.2f}\n", est_all, cpu_all, est_all / cpu_all);
@@ -329,7 +370,7 @@ int main(int argc, char** argv) {
   }
   if (only.empty() || only == "capacity") capacity_all();
   if (only.empty() || only == "spread") spread_tables();
-  if (only == "cost") cost_per_search();
+  if (only == "cost") cost_per_search(std::vector<std::string>(argv + 2, argv + argc));
   if (only == "perstack") per_stack();
   return 0;
 }

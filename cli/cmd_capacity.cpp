@@ -78,8 +78,8 @@ Result<std::vector<Profile>> profiles_of(const CapArgs& a) {
 
 // Refuses a search that would take hours, before it starts (sim/cost.h).
 Status check_cost(const CapArgs& a, const std::vector<const Profile*>& all, const RecorderConfig& cfg,
-                  int max_seeds) {
-  return check_capacity_cost(all, cfg, max_seeds, !a.no_spread);
+                  int max_seeds, CapacityTarget target) {
+  return check_capacity_cost(all, cfg, max_seeds, !a.no_spread, {}, target);
 }
 
 // The searches and their spreads, with a progress line on a terminal.
@@ -184,7 +184,7 @@ Handler setup_capacity(CLI::App& sub) {
     if (!cfg) return bad_input(cfg.message());
     std::vector<const Profile*> all;
     for (const auto& p : *profiles) all.push_back(&p);
-    if (Status st = check_cost(*a, all, *cfg, crit->max_seeds); !st.ok()) return bad_input(st.message());
+    if (Status st = check_cost(*a, all, *cfg, crit->max_seeds, *target); !st.ok()) return bad_input(st.message());
     auto table = run_searches(*a, *profiles, {*target, *crit, *cfg, !a->no_spread, {}});
     if (!table) return bad_input(table.message());
     if (a->sort) sort_best_first(*table);

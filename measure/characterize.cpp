@@ -903,7 +903,8 @@ R run_characterize(const CharacterizeConfig& cfg) {
   // Not when the guard says it would take long (wide pause intervals make
   // slow searches): `capacity` on the profile gives it then.
   if (!ranged_params(*prof).empty()) {
-    if (Status cost = check_capacity_cost({&*prof}, cfg.recorder, q.criterion.max_seeds, true); !cost.ok()) {
+    if (Status cost = check_capacity_cost({&*prof}, cfg.recorder, q.criterion.max_seeds, true, q.model, q.target);
+        !cost.ok()) {
       rep.notes.push_back(fmt::format("the headline's spread over the measured values' intervals was not computed "
                                       "({}); `streamdisk capacity -p PROFILE` computes it",
                                       cost.message()));

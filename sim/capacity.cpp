@@ -577,7 +577,7 @@ std::vector<Result<CapacityResult>> find_capacities(const std::vector<const Prof
     order[i] = i;
     const CapacityQuery& q = queries[i];
     if (!check_recorder(q.base).ok() || !check_criterion(q.criterion).ok()) continue;  // fails at once
-    double s = estimate_capacity_search(*profiles[i], q.base, q.criterion.max_seeds, q.verdict_only, q.model)
+    double s = estimate_capacity_search(*profiles[i], q.base, q.criterion.max_seeds, q.verdict_only, q.model, q.target)
                    .cpu_seconds();
     if (std::isfinite(s)) cost[i] = s;
   }

@@ -119,7 +119,7 @@ Status check_cost(const RunCost& one, double runs, const std::string& runs_text)
 
 
 SearchEstimate estimate_capacity_search(const Profile& p, const RecorderConfig& base, int max_seeds,
-                                        bool spread_search, const ModelOptions& mo) {
+                                        bool spread_search, const ModelOptions& mo, CapacityTarget target) {
   double block = static_cast<double>(base.block_bytes ? base.block_bytes : base.buffer_bytes / 2);
   double rate = std::min(write_rate(p, std::max(block, 4096.0), Phase::Sustained, base.direct), stall_room_rate(p, base));
   RecorderConfig c = base;
@@ -127,36 +127,39 @@ SearchEstimate estimate_capacity_search(const Profile& p, const RecorderConfig& 
   if (std::isfinite(rate) && rate > 0) c.stream.channels = static_cast<uint32_t>(std::clamp(rate / per_ch, 1.0, 1e6));
   SearchEstimate e;
   e.one = estimate_recording(p, c, mo);
+  bool real = target != CapacityTarget::Channels;
   if (has_stalls(p))
-    e.recordings = std::max(1, max_seeds) * (spread_search ? kStallSpreadSearchSeedShare : kStallSearchSeedShare);
-  else
-    e.recordings = kPlainSearchRecordings;  // the spread's searches start from the analytic rate too
+    e.recordings = std::max(1, max_seeds) * (real            ? kStallRealSearchSeedShare
+                                             : spread_search ? kStallSpreadSearchSeedShare
+                                                             : kStallSearchSeedShare);
+  else  // the spread's searches start from the analytic rate too
+    e.recordings = real ? kPlainRealSearchRecordings : kPlainSearchRecordings;
   return e;
 }
 
 double SearchEstimate::cpu_seconds() const { return steps() / kSearchStepsPerSecond; }
 
 double capacity_command_seconds(const std::vector<const Profile*>& profiles, const RecorderConfig& base,
-                                int max_seeds, bool spread, const ModelOptions& mo) {
+                                int max_seeds, bool spread, const ModelOptions& mo, CapacityTarget target) {
   double s = 0;
   for (const Profile* p : profiles) {
-    s += estimate_capacity_search(*p, base, max_seeds, false, mo).cpu_seconds();
+    s += estimate_capacity_search(*p, base, max_seeds, false, mo, target).cpu_seconds();
     if (spread)
       s += static_cast<double>(2 + 2 * ranged_params(*p).size()) *
-           estimate_capacity_search(*p, base, max_seeds, true, mo).cpu_seconds();
+           estimate_capacity_search(*p, base, max_seeds, true, mo, target).cpu_seconds();
   }
   return s;
 }
 
 Status check_capacity_cost(const std::vector<const Profile*>& profiles, const RecorderConfig& base, int max_seeds,
-                           bool spread, const ModelOptions& mo) {
+                           bool spread, const ModelOptions& mo, CapacityTarget target) {
   double searches = 0;
   for (const Profile* p : profiles) {
-    SearchEstimate e = estimate_capacity_search(*p, base, max_seeds, false, mo);
+    SearchEstimate e = estimate_capacity_search(*p, base, max_seeds, false, mo, target);
     if (Status st = check_cost(e.one); !st.ok()) return Status::error(fmt::format("profile '{}': {}", p->name, st.message()));
     searches += 1 + (spread ? static_cast<double>(2 + 2 * ranged_params(*p).size()) : 0);
   }
-  double seconds = capacity_command_seconds(profiles, base, max_seeds, spread, mo);
+  double seconds = capacity_command_seconds(profiles, base, max_seeds, spread, mo, target);
   if (!(seconds <= kMaxSeconds))
     return Status::error(fmt::format(
         "this search would take {} of CPU ({} profile(s), {:.0f} searches{}, up to {} seed(s) per candidate with "

@@ -15,6 +15,7 @@
 #include "models/model_device.h"
 #include "models/profile.h"
 #include "models/status.h"
+#include "sim/capacity.h"
 #include "sim/recorder.h"
 
 namespace sd {
@@ -84,23 +85,34 @@ inline constexpr double kSearchStepsPerSecond = 2e7;
 inline constexpr double kStallSearchSeedShare = 1.0;        // x max_seeds
 inline constexpr double kStallSpreadSearchSeedShare = 0.7;  // x max_seeds
 inline constexpr double kPlainSearchRecordings = 3;
+// A real-valued target (--find sample-rate or buffer, characterize's
+// headline) narrows its answer to 1 % by bisection: more candidates, several
+// of them near the answer where every seed runs. Measured (bench/sim_bench
+// cost FILE...: the rig profiles of bench/rig_truth.s13 and s14, 60 s raw at
+// 4 MiB and 1 MiB, with the spread): 1.5-5.1 x max_seeds recordings per
+// search with random stalls, up to 9 without.
+inline constexpr double kStallRealSearchSeedShare = 5.0;  // x max_seeds
+inline constexpr double kPlainRealSearchRecordings = 9;
 
 // One search of `base` (the searched quantity aside) on `p` with seeds up to
 // `max_seeds` (the criterion's); `spread_search`: one of the spread's searches
 // (sim/capacity_spread.h).
 SearchEstimate estimate_capacity_search(const Profile& p, const RecorderConfig& base, int max_seeds,
-                                        bool spread_search, const ModelOptions& mo = {});
+                                        bool spread_search, const ModelOptions& mo = {},
+                                        CapacityTarget target = CapacityTarget::Channels);
 
 // The estimate for the whole `capacity` command: a search per profile and,
 // with `spread`, the spread's 2k + 2 further searches per profile (k: the
 // profile's ranged parameters), in CPU seconds.
 double capacity_command_seconds(const std::vector<const Profile*>& profiles, const RecorderConfig& base, int max_seeds,
-                              bool spread, const ModelOptions& mo = {});
+                              bool spread, const ModelOptions& mo = {},
+                              CapacityTarget target = CapacityTarget::Channels);
 
 // Refuses the command when that estimate is over the limit (or one recording
 // is), with the reason and the option to change.
 Status check_capacity_cost(const std::vector<const Profile*>& profiles, const RecorderConfig& base, int max_seeds,
-                           bool spread, const ModelOptions& mo = {});
+                           bool spread, const ModelOptions& mo = {},
+                           CapacityTarget target = CapacityTarget::Channels);
 
 // Human figure for a duration estimate: "about 3 h".
 std::string eta_text(double steps);
