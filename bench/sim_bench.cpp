@@ -19,7 +19,9 @@
 //      (SpreadShortcuts::failing_first: answers must be identical).
 //   Lines 3 and 4 also print the seeds used and the capacity command's cost check (sim/cost.h): its
 //   estimate against the CPU time measured. `sim_bench cost` (not in the default run): that estimate
-//   per built-in profile's search on one thread, the calibration of sim/cost.h's constants.
+//   per built-in profile's search on one thread, the calibration of sim/cost.h's constants;
+//   `sim_bench cost PROFILE...` (files or names): a sample-rate search with the spread per profile
+//   (characterize's headline, 60 s raw, 256 KiB blocks, 4 MiB and 1 MiB), estimate against CPU.
 //    Speed figures depend on the machine's load: run it with `uptime` beside it.
 // Run: build/bench/sim_bench   (or cmake --build build --target bench); build/bench/sim_bench capacity: lines 5-8
 // only; build/bench/sim_bench spread: lines 9-14 only; build/bench/sim_bench cost; build/bench/sim_bench perstack:
