@@ -61,7 +61,8 @@ Handler setup_characterize(CLI::App& sub) {
       "prints what it found and the highest data rate the stated recorder records cleanly, with the range the\n"
       "measurement allows (each fitted value at either end of its 95 % interval, which the profile carries as\n"
       "its range). Run it on an otherwise idle machine: other programs' CPU use shows as pauses (the output\n"
-      "says how busy the machine was). The filesystem is never taken above 90 % full; every test file is\n"
+      "says how busy the machine was, and warns at once when it was busy before the first write). The\n"
+      "filesystem is never taken above 90 % full; every test file is\n"
       "removed, also on Ctrl-C. With -p the model stands in for the device, in virtual time: what a real run\n"
       "reads from the kernel (/proc/sys/vm, /sys/block) comes from the model's host layer, the rest is measured\n"
       "(bench/self_consistency.sh holds the result against the model's own answer).\n\n"
@@ -110,6 +111,10 @@ Handler setup_characterize(CLI::App& sub) {
       progress->show(fmt::format("characterize: {:<38.38} {:>9} written {:>11}  ETA {}", p.phase,
                                  format_size(p.written), p.rate > 0 ? format_rate(p.rate) : "",
                                  format_duration(p.eta)));
+    };
+    cfg.warn = [progress](const std::string& w) {
+      progress->done();  // off the progress line first
+      fmt::print(stderr, "streamdisk: warning: {}\n", w);
     };
     // The profile's path is checked (and its temporary file made) before minutes of work.
     OutputFile out;

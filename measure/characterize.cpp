@@ -436,11 +436,32 @@ R run_characterize(const CharacterizeConfig& cfg) {
     phase_name = "idle";
     phase_end_plan = t.clock->now() + need;
     later_plan = remaining_after_idle;
+    CpuTimes before = t.real ? cpu_times() : CpuTimes{};
     wait_idle(t, cfg.path, rep.fs, need, 1.5 * need, cancel,
               [&](double quiet, double n) { report(fmt::format("quiet for {:.0f} of {:.0f} s", quiet, n), 0); }, rep);
+    std::string busy;
+    if (CpuTimes after = t.real ? cpu_times() : CpuTimes{};
+        before.all >= 0 && before.self >= 0 && after.all >= 0 && after.self >= 0 && rep.idle_waited_s >= 1) {
+      double cpus = std::max(1.0, static_cast<double>(::sysconf(_SC_NPROCESSORS_ONLN)));
+      rep.cpu_busy_idle = std::clamp(((after.all - before.all) - (after.self - before.self)) /
+                                         (rep.idle_waited_s * cpus), 0.0, 1.0);
+      busy = fmt::format("; other processes used {:.0f} % of the CPUs meanwhile", rep.cpu_busy_idle * 100);
+      // Before any write of ours: this is load from elsewhere, and the
+      // measurement will see it as pauses. Said now, on the progress line's
+      // stream, so the user can stop and rerun on a quieter machine.
+      if (rep.cpu_busy_idle > 0.25) {
+        std::string warn = fmt::format(
+            "other processes kept {:.0f} % of the {:.0f} CPUs busy before the first write (while characterize waited "
+            "for the device to be idle): CPU contention slows writes and is fitted as the device's pauses, which "
+            "makes the headline pessimistic; for the storage's own figures stop them (or wait) and run again",
+            rep.cpu_busy_idle * 100, cpus);
+        rep.notes.push_back(warn);
+        if (cfg.warn) cfg.warn(warn);
+      }
+    }
     rep.phases.push_back({"idle", rep.idle_waited_s, 0,
-                          fmt::format("waited {:.1f} s, the device was quiet for the last {:.1f} s ({})",
-                                      rep.idle_waited_s, rep.idle_quiet_s, rep.idle_how)});
+                          fmt::format("waited {:.1f} s, the device was quiet for the last {:.1f} s ({}){}",
+                                      rep.idle_waited_s, rep.idle_quiet_s, rep.idle_how, busy)});
     if (rep.idle_quiet_s < need && !cancelled())
       rep.notes.push_back(fmt::format("the device never stayed quiet for {:.0f} s (something else writes to it?): "
                                       "the burst below may come from a partly refilled cache",

@@ -64,6 +64,9 @@ struct CharacterizeConfig {
   RecorderConfig recorder;          // the headline's recorder (its sample rate is searched)
   CapacityCriterion criterion;      // the headline's capacity criterion (sim/capacity.h)
   std::function<void(const CharacterizeProgress&)> progress;
+  // A finding the user should hear at once, not only in the report's notes
+  // (the machine busy before the first write); the CLI prints it on stderr.
+  std::function<void(const std::string&)> warn;
   const std::atomic<bool>* cancel = nullptr;  // default: measure/cleanup's flag
 };
 
@@ -113,6 +116,10 @@ struct CharacterizeReport {
   // of all CPUs (a userspace driver's work included); < 0 on a model or when
   // /proc is unreadable.
   double cpu_busy_others = -1;
+  // The same while characterize waited for the device to be idle, before its
+  // first write: load from elsewhere alone (nothing of the measurement runs
+  // then); < 0 on a model or when /proc is unreadable.
+  double cpu_busy_idle = -1;
 };
 
 // Errors are bad input (missing or unwritable directory, too little free

@@ -98,8 +98,10 @@ std::string characterize_text(const CharacterizeReport& r, const std::string& pr
         f.sure);
   if (!r.burst_verdict.empty()) out += fmt::format("\n  write cache: {}\n", r.burst_verdict);
   if (r.cpu_busy_others >= 0)
-    out += fmt::format("  CPU used by other processes during the run: {:.0f} % of the machine{}\n", r.cpu_busy_others * 100,
-                       r.fs.userspace ? " (the userspace driver's included)" : "");
+    out += fmt::format("  CPU used by other processes during the run: {:.0f} % of the machine{}{}\n", r.cpu_busy_others * 100,
+                       r.fs.userspace ? " (the userspace driver's included)" : "",
+                       r.cpu_busy_idle >= 0 ? fmt::format("; before the first write: {:.0f} %", r.cpu_busy_idle * 100)
+                                            : std::string());
   if (!r.notes.empty()) {
     out += fmt::format("\nNotes:\n");
     for (const auto& n : r.notes) out += fmt::format("  - {}\n", n);
@@ -146,6 +148,7 @@ nlohmann::json characterize_json(const CharacterizeReport& r, const std::string&
                       {"write_cache", r.burst_verdict},
                       {"seconds", r.seconds},
                       {"cpu_busy_others", r.cpu_busy_others >= 0 ? nlohmann::json(r.cpu_busy_others) : nlohmann::json(nullptr)},
+                      {"cpu_busy_idle", r.cpu_busy_idle >= 0 ? nlohmann::json(r.cpu_busy_idle) : nlohmann::json(nullptr)},
                       {"profile", profile_path.empty() ? nlohmann::json(nullptr) : nlohmann::json(profile_path)},
                       {"notes", r.notes},
                       {"traces", r.traces}};

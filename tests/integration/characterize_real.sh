@@ -7,8 +7,10 @@
 T=$(mktemp -d /tmp/sd-characterize-real.XXXXXX)
 MNT=$T/mnt
 PID=""
+BUSY=()
 cleanup() {
   [ -n "$PID" ] && kill "$PID" 2>/dev/null
+  for b in "${BUSY[@]}"; do kill "$b" 2>/dev/null; done
   umount "$MNT" 2>/dev/null
   rm -rf "$T"
 }
@@ -36,5 +38,21 @@ ls "$T/traces"/paced-0.3.csv "$T/traces"/cache.csv >/dev/null || fail "traces no
 grep -q '^# sweep=paced' "$T/traces/paced-0.3.csv" || fail "paced trace lacks its sweep line"
 # The kept traces calibrate on their own, too.
 "$STREAMDISK" calibrate "$T"/traces/*.csv >/dev/null || fail "calibrate cannot read the kept traces"
+
+jq -e '.cpu_busy_idle >= 0 and .cpu_busy_idle <= 1' <<<"$out" >/dev/null \
+  || fail "cpu_busy_idle missing or outside 0..1: $(jq -c .cpu_busy_idle <<<"$out")"
+
+# Other programs busy before the first write: measured while characterize
+# waits for the device to be idle, and said at once on stderr and in the notes.
+for _ in 1 2; do timeout 60 sh -c 'while :; do :; done' & BUSY+=($!); done
+"$STREAMDISK" characterize "$MNT" --budget 10s --idle 3s --json >"$T/busy.json" 2>"$T/busy.err" \
+  || fail "characterize (busy machine) exit $?"
+for b in "${BUSY[@]}"; do kill "$b" 2>/dev/null; done
+BUSY=()
+jq -e '.cpu_busy_idle > 0.5' "$T/busy.json" >/dev/null || fail "two busy loops not seen: $(jq -c .cpu_busy_idle "$T/busy.json")"
+grep -q "^streamdisk: warning: other processes kept .* busy before the first write" "$T/busy.err" \
+  || fail "no warning on stderr: $(cat "$T/busy.err")"
+jq -e '.notes | map(test("before the first write")) | any' "$T/busy.json" >/dev/null || fail "no note about the busy machine"
+[ -z "$(ls -A "$MNT")" ] || fail "characterize left files: $(ls -A "$MNT")"
 
 finish
