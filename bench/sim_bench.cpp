@@ -222,7 +222,6 @@ void cost_per_search(const std::vector<std::string>& files = {}) {
                  sc.simulated_s / c.duration_s / std::max<double>(1, sc.searches), est / dt);
       continue;
     }
-    const auto& info_name = spec;
     CapacityQuery q;
     q.base = c;
     q.threads = 1;
@@ -234,7 +233,7 @@ void cost_per_search(const std::vector<std::string>& files = {}) {
     est_all += est, cpu_all += dt;
     fmt::print("  {:<32} stalls {:d}: estimate {:7.3f} s ({:.0f} recordings of {:.3g} steps), measured {:7.3f} s CPU "
                "({} runs, {:.1f} full-length), ratio {:.2f}; {:.3g} steps per CPU second\n",
-               info_name, r->stalls, est, e.recordings, e.one.steps(), dt, r->runs, r->simulated_s / c.duration_s,
+               spec, r->stalls, est, e.recordings, e.one.steps(), dt, r->runs, r->simulated_s / c.duration_s,
                est / dt, e.one.steps() * (r->simulated_s / c.duration_s) / dt);
   }
   if (!files.empty()) {

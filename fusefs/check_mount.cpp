@@ -93,12 +93,12 @@ Status check_mount(MountOptions& opt) {
     return Status::error("fusermount3 not found on PATH: install the fuse3 package (apt-get install fuse3)");
 
   struct stat st {};
-  if (stat(opt.mountpoint.c_str(), &st) != 0 && errno == ENOTCONN)
-    return Status::error(fmt::format("mount point {} is a dead FUSE mount (its daemon is gone): unmount it "
-                                     "(fusermount3 -u {}), then mount again",
-                                     opt.mountpoint, opt.mountpoint));
   if (stat(opt.mountpoint.c_str(), &st) != 0)
-    return Status::error(fmt::format("mount point {} does not exist: create it (mkdir -p {})", opt.mountpoint,
+    return Status::error(errno == ENOTCONN
+                             ? fmt::format("mount point {} is a dead FUSE mount (its daemon is gone): unmount it "
+                                           "(fusermount3 -u {}), then mount again",
+                                           opt.mountpoint, opt.mountpoint)
+                             : fmt::format("mount point {} does not exist: create it (mkdir -p {})", opt.mountpoint,
                                      opt.mountpoint));
   if (!S_ISDIR(st.st_mode))
     return Status::error(fmt::format("mount point {} is not a directory: give an empty directory", opt.mountpoint));

@@ -95,6 +95,7 @@ double kernel_dirty_background(double limit) {
 struct CpuTimes {
   double all = -1, self = -1;
 };
+double cpu_count() { return std::max(1.0, static_cast<double>(::sysconf(_SC_NPROCESSORS_ONLN))); }
 CpuTimes cpu_times() {
   CpuTimes c;
   double tick = static_cast<double>(::sysconf(_SC_CLK_TCK));
@@ -115,6 +116,13 @@ CpuTimes cpu_times() {
     if (fields.size() > 12) c.self = (std::stod(fields[11]) + std::stod(fields[12])) / tick;
   }
   return c;
+}
+
+// The share of every CPU that other processes used between `a` and `b`,
+// `seconds` apart; negative when either sample is unreadable.
+double others_share(const CpuTimes& a, const CpuTimes& b, double seconds) {
+  if (a.all < 0 || a.self < 0 || b.all < 0 || b.self < 0 || !(seconds > 0)) return -1;
+  return std::max(0.0, (b.all - a.all) - (b.self - a.self)) / (seconds * cpu_count());
 }
 
 // Linux's writeback chunk (writeback_chunk_size()): half a second of the
@@ -440,11 +448,9 @@ R run_characterize(const CharacterizeConfig& cfg) {
     wait_idle(t, cfg.path, rep.fs, need, 1.5 * need, cancel,
               [&](double quiet, double n) { report(fmt::format("quiet for {:.0f} of {:.0f} s", quiet, n), 0); }, rep);
     std::string busy;
-    if (CpuTimes after = t.real ? cpu_times() : CpuTimes{};
-        before.all >= 0 && before.self >= 0 && after.all >= 0 && after.self >= 0 && rep.idle_waited_s >= 1) {
-      double cpus = std::max(1.0, static_cast<double>(::sysconf(_SC_NPROCESSORS_ONLN)));
-      rep.cpu_busy_idle = std::clamp(((after.all - before.all) - (after.self - before.self)) /
-                                         (rep.idle_waited_s * cpus), 0.0, 1.0);
+    double share = t.real ? others_share(before, cpu_times(), rep.idle_waited_s) : -1;
+    if (share >= 0 && rep.idle_waited_s >= 1) {
+      rep.cpu_busy_idle = std::min(share, 1.0);
       busy = fmt::format("; other processes used {:.0f} % of the CPUs meanwhile", rep.cpu_busy_idle * 100);
       // Before any write of ours: this is load from elsewhere, and the
       // measurement will see it as pauses. Said now, on the progress line's
@@ -454,7 +460,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
             "other processes kept {:.0f} % of the {:.0f} CPUs busy before the first write (while characterize waited "
             "for the device to be idle): CPU contention slows writes and is fitted as the device's pauses, which "
             "makes the headline pessimistic; for the storage's own figures stop them (or wait) and run again",
-            rep.cpu_busy_idle * 100, cpus);
+            rep.cpu_busy_idle * 100, cpu_count());
         rep.notes.push_back(warn);
         if (cfg.warn) cfg.warn(warn);
       }
@@ -668,11 +674,8 @@ R run_characterize(const CharacterizeConfig& cfg) {
   }
   rep.seconds = t.clock->now() - t_start;
   rep.cancelled = cancelled();
-  if (CpuTimes end = cpu_times(); t.real && cpu_at_start.all >= 0 && cpu_at_start.self >= 0 && end.all >= 0 &&
-                                  end.self >= 0 && rep.seconds > 0) {
-    double cpus = std::max(1.0, static_cast<double>(::sysconf(_SC_NPROCESSORS_ONLN)));
-    rep.cpu_busy_others = std::max(0.0, (end.all - cpu_at_start.all) - (end.self - cpu_at_start.self)) /
-                          (rep.seconds * cpus);
+  if (double share = t.real ? others_share(cpu_at_start, cpu_times(), rep.seconds) : -1; share >= 0) {
+    rep.cpu_busy_others = share;
     // Half the machine busy elsewhere: the fit's pauses may be other programs'
     // (a userspace driver's own work counts here too; on 2 CPUs a busy driver
     // alone can reach half).
@@ -681,7 +684,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
           "other processes kept {:.0f} % of the {:.0f} CPUs busy during the measurement{}: slow writes and pauses "
           "from CPU contention are fitted as the device's, which makes the headline pessimistic; for the storage's "
           "own figures run characterize on an otherwise idle machine",
-          rep.cpu_busy_others * 100, cpus, rep.fs.userspace ? " (the userspace driver's own work included)" : ""));
+          rep.cpu_busy_others * 100, cpu_count(), rep.fs.userspace ? " (the userspace driver's own work included)" : ""));
   }
   if (t.real) t.real->remove_created();
   if (rep.cancelled) return rep;
