@@ -178,6 +178,8 @@ void capacity_all() {
              c_one.answers == c_all.answers ? "identical" : "DIFFER (a bug)");
 }
 
+void buyers_cost();
+
 // The cost check's estimate per search against the CPU time it took (one
 // thread, so CPU time is the search's own), with the full-length recordings
 // it simulated: what sim/cost.h's constants are calibrated on.
@@ -243,6 +245,7 @@ void cost_per_search(const std::vector<std::string>& files = {}) {
   }
   fmt::print("cost check per search, 1.5 h, 48 kHz x 24-bit W64, 1 MiB: estimate {:.2f} s, measured {:.2f} s CPU, "
              "ratio {:.2f}\n", est_all, cpu_all, est_all / cpu_all);
+  buyers_cost();
 }
 
 struct SpreadTiming {
@@ -253,17 +256,18 @@ struct SpreadTiming {
 
 // `capacity --sort` with the spread, as the command runs it: the nominal
 // searches, then the spread's stages (sim/capacity_spread.h).
-RecorderConfig buyers_config() {
+RecorderConfig buyers_config(double seconds = 7200) {
   RecorderConfig c;
   c.stream = {1, 48000, 16, false};
   c.format = FormatKind::W64;
   c.buffer_bytes = 1ull << 20;
-  c.duration_s = 7200;
+  c.duration_s = seconds;
   return c;
 }
 
-SpreadTiming buyers_table(const std::vector<Profile>& profiles, SpreadShortcuts sc, bool step_steady = true) {
-  RecorderConfig c = buyers_config();
+SpreadTiming buyers_table(const std::vector<Profile>& profiles, SpreadShortcuts sc, bool step_steady = true,
+                          double seconds = 7200) {
+  RecorderConfig c = buyers_config(seconds);
   c.step_steady = step_steady;
   std::vector<const Profile*> ptrs;
   std::vector<CapacityQuery> queries;
@@ -300,7 +304,7 @@ bool same_spreads(const std::vector<Spread>& a, const std::vector<Spread>& b) {
   return true;
 }
 
-void spread_tables() {
+std::vector<Profile> buyers_profiles() {
   auto specs = expand_profile_globs({"rpi4-bullseye+exfat-kernel+*", "rpi4-buster+exfat-fuse+*"});
   if (!specs) {
     fmt::print(stderr, "sim_bench: {}\n", specs.message());
@@ -308,6 +312,11 @@ void spread_tables() {
   }
   std::vector<Profile> table;
   for (const auto& s : *specs) table.push_back(must_load(s));
+  return table;
+}
+
+void spread_tables() {
+  std::vector<Profile> table = buyers_profiles();
   SpreadTiming all = buyers_table(table, {});
   fmt::print("buyer's table with ranges, {} stacks (the Pi 4's two exFAT stacks x every device), 2 h, 48 kHz x 16-bit "
              "W64, 1 MiB: {:.2f} s wall, {:.2f} s CPU (CPU/wall {:.2f}; {} spread searches, {} answers reused, {} "
@@ -355,6 +364,32 @@ void per_stack() {
                spec, t.cpu, t.cost.searches, t.cost.runs, t.cost.simulated_s / buyers_config().duration_s,
                t.spreads[0].low, t.spreads[0].high, every.cpu, every.cpu / t.cpu,
                same_spreads(t.spreads, every.spreads) ? "identical" : "DIFFER (a bug)");
+  }
+}
+
+// The cost check on the buyer's table (with the spread) for longer and longer
+// recordings: the plain estimate (every write priced), the piloted one
+// (sim/cost.h piloted_steps: what the check decides with once the plain one is
+// over the limit) with the pilots' own CPU, and the CPU the table took.
+void buyers_cost() {
+  std::vector<Profile> table = buyers_profiles();
+  auto ptrs = pointers(table);
+  for (double hours : {2.0, 8.0, 24.0}) {
+    RecorderConfig c;
+    c.stream = {1, 48000, 16, false};
+    c.format = FormatKind::W64;
+    c.buffer_bytes = 1ull << 20;
+    c.duration_s = hours * 3600;
+    int seeds = CapacityCriterion{}.max_seeds;
+    double plain = capacity_command_seconds(ptrs, c, seeds, true);
+    double t = cpu();
+    double piloted = capacity_command_seconds(ptrs, c, seeds, true, {}, CapacityTarget::Channels, true);
+    double pilots = cpu() - t;
+    SpreadTiming run = buyers_table(table, {}, true, c.duration_s);
+    fmt::print("cost check, buyer's table with the spread, {:g} h: plain estimate {:.0f} s ({:.1f}x), piloted {:.0f} "
+               "s ({:.1f}x; the pilots took {:.2f} s), measured {:.1f} s CPU ({:.1f} s wall); refused over {:.0f} "
+               "s\n",
+               hours, plain, plain / run.cpu, piloted, piloted / run.cpu, pilots, run.cpu, run.wall, kMaxSeconds);
   }
 }
 

@@ -170,7 +170,8 @@ Handler setup_capacity(CLI::App& sub) {
       "spread's searches take shortcuts that keep their answers (the most likely value is not searched\n"
       "again, identical profiles once, seeds stop once a verdict is certain, a seed's verdict carries over\n"
       "between channel counts, seeds that overran in the other searches run first; docs/capacity.md).\n"
-      "Requests estimated at over 10 min of CPU are refused.");
+      "Requests estimated at over 10 min of CPU are refused (over that, a short pilot run of each profile's\n"
+      "recording prices the writes the simulator steps over; docs/capacity.md, 'What a search costs').");
   return [a] {
     auto target = capacity_target_from_name(a->find);
     if (!target) return bad_input(target.message());

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "models/analytic.h"
+#include "models/device.h"
 #include "models/units.h"
 #include "sim/capacity.h"
 #include "sim/spread.h"
@@ -127,6 +128,7 @@ SearchEstimate estimate_capacity_search(const Profile& p, const RecorderConfig& 
   if (std::isfinite(rate) && rate > 0) c.stream.channels = static_cast<uint32_t>(std::clamp(rate / per_ch, 1.0, 1e6));
   SearchEstimate e;
   e.one = estimate_recording(p, c, mo);
+  e.recording = c;
   bool real = target != CapacityTarget::Channels;
   if (has_stalls(p))
     e.recordings = std::max(1, max_seeds) * (real            ? kStallRealSearchSeedShare
@@ -139,14 +141,39 @@ SearchEstimate estimate_capacity_search(const Profile& p, const RecorderConfig& 
 
 double SearchEstimate::cpu_seconds() const { return steps() / kSearchStepsPerSecond; }
 
+double piloted_steps(const Profile& p, const RecorderConfig& c, const RunCost& one, const ModelOptions& mo) {
+  double all = one.steps();
+  double rate = c.stream.bytes_per_second();
+  if (!(all > 0) || !(one.recorder_writes > 0) || !(rate > 0) || !(one.data_bytes > 0)) return all;
+  RecorderConfig pc = c;
+  double block = static_cast<double>(c.block_bytes ? c.block_bytes : c.buffer_bytes / 2);
+  // About kPilotSteps of the estimate, and at least a few blocks.
+  double seconds = std::max(c.duration_s * std::min(1.0, kPilotSteps / all), 8 * block / rate);
+  pc.duration_s = std::min(c.duration_s, std::min(seconds, one.data_bytes / rate));
+  pc.stop_at_first_overrun = false;
+  if (!check_recorder(pc).ok()) return all;
+  ModelOptions pmo = mo;
+  pmo.seed = 1;
+  ModelDevice dev(p, pmo);
+  VirtualClock clock;
+  auto r = run_recorder(dev, clock, pc);
+  if (!r || r->ops == 0 || r->payload_bytes == 0) return all;
+  double per_write = all / one.recorder_writes;  // the requests, metadata and stalls a write brings
+  double through = static_cast<double>(r->ops - r->stepped_ops);
+  double pilot = through * per_write + static_cast<double>(r->stepped_ops) * kSteppedWriteSteps;
+  double scale = std::max(1.0, one.data_bytes / static_cast<double>(r->payload_bytes));
+  return std::min(all, pilot * scale + one.stall_draws * kStallEventWrites * per_write);
+}
+
 double capacity_command_seconds(const std::vector<const Profile*>& profiles, const RecorderConfig& base,
-                                int max_seeds, bool spread, const ModelOptions& mo, CapacityTarget target) {
+                                int max_seeds, bool spread, const ModelOptions& mo, CapacityTarget target, bool pilot) {
   double s = 0;
   for (const Profile* p : profiles) {
-    s += estimate_capacity_search(*p, base, max_seeds, false, mo, target).cpu_seconds();
-    if (spread)
-      s += static_cast<double>(2 + 2 * ranged_params(*p).size()) *
-           estimate_capacity_search(*p, base, max_seeds, true, mo, target).cpu_seconds();
+    SearchEstimate own = estimate_capacity_search(*p, base, max_seeds, false, mo, target);
+    SearchEstimate sp = estimate_capacity_search(*p, base, max_seeds, true, mo, target);
+    if (pilot) own.one_steps = sp.one_steps = piloted_steps(*p, own.recording, own.one, mo);  // the same recording
+    s += own.cpu_seconds();
+    if (spread) s += static_cast<double>(2 + 2 * ranged_params(*p).size()) * sp.cpu_seconds();
   }
   return s;
 }
@@ -160,6 +187,7 @@ Status check_capacity_cost(const std::vector<const Profile*>& profiles, const Re
     searches += 1 + (spread ? static_cast<double>(2 + 2 * ranged_params(*p).size()) : 0);
   }
   double seconds = capacity_command_seconds(profiles, base, max_seeds, spread, mo, target);
+  if (!(seconds <= kMaxSeconds)) seconds = capacity_command_seconds(profiles, base, max_seeds, spread, mo, target, true);
   if (!(seconds <= kMaxSeconds))
     return Status::error(fmt::format(
         "this search would take {} of CPU ({} profile(s), {:.0f} searches{}, up to {} seed(s) per candidate with "

@@ -64,7 +64,10 @@ Status check_cost(const RunCost& one, double runs = 1, const std::string& runs_t
 struct SearchEstimate {
   double recordings = 0;  // full-length recordings of `one`
   RunCost one;
-  double steps() const { return recordings * one.steps(); }
+  RecorderConfig recording;  // `one`'s recording (at the rate the answer is expected near)
+  // Steps of `one` when a pilot measured them (piloted_steps), else negative: one.steps().
+  double one_steps = -1;
+  double steps() const { return recordings * (one_steps >= 0 ? one_steps : one.steps()); }
   double cpu_seconds() const;  // at kSearchStepsPerSecond
 };
 
@@ -94,6 +97,23 @@ inline constexpr double kPlainSearchRecordings = 3;
 inline constexpr double kStallRealSearchSeedShare = 5.0;  // x max_seeds
 inline constexpr double kPlainRealSearchRecordings = 9;
 
+// The simulator steps over steady stretches (a block's one write appended
+// like the one before, sim/recorder.cpp Run::step): such a write costs about
+// 0.3 (the exfat-fuse stacks' at-once stretches, 13 ns) to 0.8 (an SSD's
+// writeback behind each write, 39 ns) of a step at kSearchStepsPerSecond,
+// where estimate_recording prices every write with all its requests. Which
+// writes are stepped over only the model knows, so a pilot asks it: the
+// first part of the recording (about kPilotSteps of the estimate's steps, seed
+// 1, not stopped at an overrun) run through the simulator; its writes through
+// the model are priced as estimate_recording prices them, its stepped-over
+// ones at kSteppedWriteSteps, scaled to the whole recording's bytes, plus
+// kStallEventWrites writes through the model for each stall drawn (a pause
+// ends a stretch). Never above one.steps(). Deterministic (virtual time).
+inline constexpr double kSteppedWriteSteps = 0.8;
+inline constexpr double kPilotSteps = 1e6;
+inline constexpr double kStallEventWrites = 16;
+double piloted_steps(const Profile& p, const RecorderConfig& c, const RunCost& one, const ModelOptions& mo = {});
+
 // One search of `base` (the searched quantity aside) on `p` with seeds up to
 // `max_seeds` (the criterion's); `spread_search`: one of the spread's searches
 // (sim/capacity_spread.h).
@@ -103,13 +123,17 @@ SearchEstimate estimate_capacity_search(const Profile& p, const RecorderConfig& 
 
 // The estimate for the whole `capacity` command: a search per profile and,
 // with `spread`, the spread's 2k + 2 further searches per profile (k: the
-// profile's ranged parameters), in CPU seconds.
+// profile's ranged parameters), in CPU seconds. `pilot`: each profile's
+// recording priced by piloted_steps (a pilot run per profile: costs a little
+// CPU, so only asked for when the plain estimate is over the limit).
 double capacity_command_seconds(const std::vector<const Profile*>& profiles, const RecorderConfig& base, int max_seeds,
-                              bool spread, const ModelOptions& mo = {},
-                              CapacityTarget target = CapacityTarget::Channels);
+                                bool spread, const ModelOptions& mo = {},
+                                CapacityTarget target = CapacityTarget::Channels, bool pilot = false);
 
 // Refuses the command when that estimate is over the limit (or one recording
-// is), with the reason and the option to change.
+// is), with the reason and the option to change. The plain estimate first;
+// over the limit, the piloted one decides (long recordings of steady
+// stretches cost far less than every write priced: the 24 h buyer's table).
 Status check_capacity_cost(const std::vector<const Profile*>& profiles, const RecorderConfig& base, int max_seeds,
                            bool spread, const ModelOptions& mo = {},
                            CapacityTarget target = CapacityTarget::Channels);

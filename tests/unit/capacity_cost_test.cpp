@@ -127,3 +127,34 @@ TEST_CASE("capacity cost: the buyer's table of capacity --help is accepted and a
   REQUIRE_FALSE(st.ok());
   CHECK_THAT(st.message(), Catch::Contains("this search would take"));
 }
+
+TEST_CASE("capacity cost: a pilot run prices the writes the simulator steps over, so a 24 h buyer's table is accepted",
+          "[capacity][cost]") {
+  // Every write priced with all its requests, the 24 h table is over the limit
+  // (bench/sim_bench cost: about 1,500 s estimated for ~50 s of CPU); the
+  // pilot finds most writes stepped over and prices them as such.
+  auto specs = expand_profile_globs({"rpi4-bullseye+exfat-kernel+*", "rpi4-buster+exfat-fuse+*"});
+  REQUIRE(specs.ok());
+  std::vector<Profile> table;
+  for (const auto& s : *specs) table.push_back(sd_test::builtin_profile(s));
+  std::vector<const Profile*> ptrs;
+  for (const auto& p : table) ptrs.push_back(&p);
+  RecorderConfig day = recording(24 * 3600);
+  double plain = capacity_command_seconds(ptrs, day, 200, true);
+  double piloted = capacity_command_seconds(ptrs, day, 200, true, {}, CapacityTarget::Channels, true);
+  INFO("plain " << plain << " s, piloted " << piloted << " s");
+  CHECK(plain > kMaxSeconds);
+  CHECK(piloted < plain / 3);
+  CHECK(check_capacity_cost(ptrs, day, 200, true).ok());
+
+  // One stack: the Ultra Fit behind exfat-fuse, where the writes between pauses are stepped over.
+  Profile p = sd_test::builtin_profile("rpi4-buster+exfat-fuse+sandisk-ultrafit-16g");
+  SearchEstimate e = estimate_capacity_search(p, day, 200, false);
+  double stepped = piloted_steps(p, e.recording, e.one);
+  CHECK(stepped < e.one.steps() / 3);
+  CHECK(stepped > e.one.recorder_writes * 0.1);  // still a price per write, not nothing
+  // Without stepping (every write through the model) the pilot finds nothing cheaper.
+  RecorderConfig every = e.recording;
+  every.step_steady = false;
+  CHECK(piloted_steps(p, every, e.one) == e.one.steps());
+}
