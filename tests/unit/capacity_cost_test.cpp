@@ -37,6 +37,21 @@ void near_the_work(double estimated_bytes, double simulated_s, double answer_cha
   CHECK(estimated_bytes > written / 3);
 }
 
+// The built-in stacks matching `globs`, as `capacity -p GLOB ...` expands them.
+std::vector<Profile> cost_stacks(const std::vector<std::string>& globs) {
+  auto specs = expand_profile_globs(globs);
+  REQUIRE(specs.ok());
+  std::vector<Profile> out;
+  for (const auto& s : *specs) out.push_back(sd_test::builtin_profile(s));
+  return out;
+}
+
+std::vector<const Profile*> cost_ptrs(const std::vector<Profile>& ps) {
+  std::vector<const Profile*> out;
+  for (const auto& p : ps) out.push_back(&p);
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("capacity cost: the estimate follows a search's work with and without random stalls", "[capacity][cost]") {
@@ -107,23 +122,14 @@ TEST_CASE("capacity cost: the estimate follows the spread's searches on document
 TEST_CASE("capacity cost: the buyer's table of capacity --help is accepted and a thousand seeds on every stack is not",
           "[capacity][cost]") {
   // streamdisk capacity -p 'rpi4-bullseye+exfat-kernel+*' -p 'rpi4-buster+exfat-fuse+*' -r 48k -b 16 -f w64 -d 2h --sort
-  auto specs = expand_profile_globs({"rpi4-bullseye+exfat-kernel+*", "rpi4-buster+exfat-fuse+*"});
-  REQUIRE(specs.ok());
-  std::vector<Profile> table;
-  for (const auto& s : *specs) table.push_back(sd_test::builtin_profile(s));
-  std::vector<const Profile*> ptrs;
-  for (const auto& p : table) ptrs.push_back(&p);
+  std::vector<Profile> table = cost_stacks({"rpi4-bullseye+exfat-kernel+*", "rpi4-buster+exfat-fuse+*"});
+  std::vector<const Profile*> ptrs = cost_ptrs(table);
   RecorderConfig c = recording(7200);
   INFO("estimate: " << capacity_command_seconds(ptrs, c, 200, true) << " s of CPU");
   CHECK(check_capacity_cost(ptrs, c, 200, true).ok());
   // The same with 1000 seeds over every stack of every layer is far over the limit.
-  auto all = expand_profile_globs({"*+*+*"});
-  REQUIRE(all.ok());
-  std::vector<Profile> every;
-  for (const auto& s : *all) every.push_back(sd_test::builtin_profile(s));
-  std::vector<const Profile*> every_ptr;
-  for (const auto& p : every) every_ptr.push_back(&p);
-  Status st = check_capacity_cost(every_ptr, recording(5400), 1000, true);
+  std::vector<Profile> every = cost_stacks({"*+*+*"});
+  Status st = check_capacity_cost(cost_ptrs(every), recording(5400), 1000, true);
   REQUIRE_FALSE(st.ok());
   CHECK_THAT(st.message(), Catch::Contains("this search would take"));
 }
@@ -133,12 +139,8 @@ TEST_CASE("capacity cost: a pilot run prices the writes the simulator steps over
   // Every write priced with all its requests, the 24 h table is over the limit
   // (bench/sim_bench cost: about 1,500 s estimated for ~50 s of CPU); the
   // pilot finds most writes stepped over and prices them as such.
-  auto specs = expand_profile_globs({"rpi4-bullseye+exfat-kernel+*", "rpi4-buster+exfat-fuse+*"});
-  REQUIRE(specs.ok());
-  std::vector<Profile> table;
-  for (const auto& s : *specs) table.push_back(sd_test::builtin_profile(s));
-  std::vector<const Profile*> ptrs;
-  for (const auto& p : table) ptrs.push_back(&p);
+  std::vector<Profile> table = cost_stacks({"rpi4-bullseye+exfat-kernel+*", "rpi4-buster+exfat-fuse+*"});
+  std::vector<const Profile*> ptrs = cost_ptrs(table);
   RecorderConfig day = recording(24 * 3600);
   double plain = capacity_command_seconds(ptrs, day, 200, true);
   double piloted = capacity_command_seconds(ptrs, day, 200, true, {}, CapacityTarget::Channels, true);
