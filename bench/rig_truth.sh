@@ -12,9 +12,9 @@
 #   bench/rig_truth.sh all     [...]                # truth, predict, table
 # Example: bench/rig_truth.sh all --rigs stalls --buffers "1MiB 4MiB" --duration 60s
 #
-# truth runs one queue per buffer size in parallel (two rigs at a time); a rig whose
-# vm.dirty_* differ from the other queue's waits for it (rig.sh RIG_WAIT_S). Each
-# rig x buffer takes ~15-25 min with 60 s recordings and 3 repeats per rate.
+# truth runs one rig at a time (until session 16 it ran one queue per buffer size in
+# parallel, two rigs at a time, where the second rig had no minimum share of the dirty
+# limits). Each rig x buffer takes ~15-25 min with 60 s recordings and 3 repeats per rate.
 # predict uses `streamdisk characterize PATH -o p.toml $CHARACTERIZE_ARGS` (e.g. "--budget 6min")
 # when the binary has it, else the
 # README's flow: measure --sweep blocksize --direct, --sweep sustained --direct, a
@@ -47,21 +47,19 @@ bracket() {
   esac
 }
 
+# One rig at a time: two rigs up together share the machine's dirty limits (the
+# second cannot get a minimum share of them: rig.sh says so), so the second one's
+# recorder meets the throttle earlier than it would with the machine to itself.
 do_truth() {
-  local b pids=() q=0
+  local b r
   for b in $buffers; do
-    q=$((q + 1))
-    (
-      for r in $rigs; do
-        read -r lo hi <<<"$(bracket "$r")"
-        tests/rig/truth.sh "$r" "$b" --lo "$lo" --hi "$hi" --repeats "$repeats" \
-          --duration "$duration" --block "$block" --out "$out" --dir "/tmp/rig-truth-q$q" \
-          2>>"$out/truth-$r-$b.log"
-      done
-    ) &
-    pids+=($!)
+    for r in $rigs; do
+      read -r lo hi <<<"$(bracket "$r")"
+      tests/rig/truth.sh "$r" "$b" --lo "$lo" --hi "$hi" --repeats "$repeats" \
+        --duration "$duration" --block "$block" --out "$out" --dir "/tmp/rig-truth-q1" \
+        2>>"$out/truth-$r-$b.log"
+    done
   done
-  wait "${pids[@]}"
 }
 
 predict_dir=/tmp/rig-predict
