@@ -6,20 +6,36 @@
 # rate and write cliff (to one 0.25 s window) against the burst cache the profile sets.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/mount_lib.bash"
-within() {  # within WHAT MEASURED EXPECTED: |measured/expected - 1| <= 20 %
-  jq -en --argjson m "$2" --argjson e "$3" '($m / $e - 1) | fabs <= 0.20' >/dev/null \
-    || fail "$1: measured $2, the profile says $3 (more than 20 % off)"
+near() {  # near MEASURED EXPECTED: |measured/expected - 1| <= 20 %
+  jq -en --argjson m "$1" --argjson e "$2" '($m / $e - 1) | fabs <= 0.20' >/dev/null
+}
+within() {  # within WHAT MEASURED EXPECTED
+  near "$2" "$3" || fail "$1: measured $2, the profile says $3 (more than 20 % off)"
   echo "$1: measured $2, profile $3"
 }
 
 PROFILE=(-p samsung-960evo-250g "${SLOW_SETS[@]}")
 "$STREAMDISK" show "${PROFILE[@]}" --json >"$WORK/show.json" || fail "show --json"
 start_mount "${PROFILE[@]}" --discard --realtime
-out=$("${RT[@]}" "$STREAMDISK" measure "$MNT" --sweep blocksize --direct --blocks 64k,256k,1M --seconds 1 \
-  --size 64MiB --json) || fail "measure through the mount: exit $?"
-for i in 0 1 2; do
-  bs=$(jq ".rows[$i][0]" <<<"$out"); got=$(jq ".rows[$i][1]" <<<"$out")
-  want=$(jq --argjson b "$bs" '.write_rates[] | select(.block_bytes == $b) | .sustained_direct_mbps' "$WORK/show.json")
+# A burst of load beside the test (CI's other builds) slows every FUSE round trip of
+# one sweep: a sweep with a rate off by more than 20 % is measured once more, and the
+# bound holds for that second sweep as for the first (CI once saw 64 KiB at 0.79 and
+# 256 KiB at 0.81 of the profile in one sweep, the other checks of the run passing).
+for attempt in 1 2; do
+  out=$("${RT[@]}" "$STREAMDISK" measure "$MNT" --sweep blocksize --direct --blocks 64k,256k,1M --seconds 1 \
+    --size 64MiB --json) || fail "measure through the mount: exit $?"
+  rows=() all_near=1
+  for i in 0 1 2; do
+    bs=$(jq ".rows[$i][0]" <<<"$out"); got=$(jq ".rows[$i][1]" <<<"$out")
+    want=$(jq --argjson b "$bs" '.write_rates[] | select(.block_bytes == $b) | .sustained_direct_mbps' "$WORK/show.json")
+    rows+=("$bs $got $want")
+    near "$got" "$want" || all_near=0
+  done
+  [ "$all_near" -eq 1 ] && break
+  [ "$attempt" -eq 1 ] && echo "blocksize sweep off by more than 20 % (${rows[*]}): measuring once more"
+done
+for r in "${rows[@]}"; do
+  read -r bs got want <<<"$r"
   within "blocksize $bs B write MB/s" "$got" "$want"
 done
 [ -z "$(ls -A "$MNT")" ] || fail "measure left files in the mount: $(ls -A "$MNT")"
