@@ -56,7 +56,7 @@ do_truth() {
     for r in $rigs; do
       read -r lo hi <<<"$(bracket "$r")"
       tests/rig/truth.sh "$r" "$b" --lo "$lo" --hi "$hi" --repeats "$repeats" \
-        --duration "$duration" --block "$block" --out "$out" --dir "/tmp/rig-truth-q1" \
+        --duration "$duration" --block "$block" --out "$out" --dir "/tmp/rig-truth" \
         2>>"$out/truth-$r-$b.log"
     done
   done

@@ -375,11 +375,7 @@ void buyers_cost() {
   std::vector<Profile> table = buyers_profiles();
   auto ptrs = pointers(table);
   for (double hours : {2.0, 8.0, 24.0}) {
-    RecorderConfig c;
-    c.stream = {1, 48000, 16, false};
-    c.format = FormatKind::W64;
-    c.buffer_bytes = 1ull << 20;
-    c.duration_s = hours * 3600;
+    RecorderConfig c = buyers_config(hours * 3600);
     int seeds = CapacityCriterion{}.max_seeds;
     double plain = capacity_command_seconds(ptrs, c, seeds, true);
     double t = cpu();

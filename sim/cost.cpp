@@ -170,10 +170,12 @@ double capacity_command_seconds(const std::vector<const Profile*>& profiles, con
   double s = 0;
   for (const Profile* p : profiles) {
     SearchEstimate own = estimate_capacity_search(*p, base, max_seeds, false, mo, target);
-    SearchEstimate sp = estimate_capacity_search(*p, base, max_seeds, true, mo, target);
-    if (pilot) own.one_steps = sp.one_steps = piloted_steps(*p, own.recording, own.one, mo);  // the same recording
+    if (pilot) own.one_steps = piloted_steps(*p, own.recording, own.one, mo);
     s += own.cpu_seconds();
-    if (spread) s += static_cast<double>(2 + 2 * ranged_params(*p).size()) * sp.cpu_seconds();
+    if (!spread) continue;
+    SearchEstimate sp = estimate_capacity_search(*p, base, max_seeds, true, mo, target);
+    sp.one_steps = own.one_steps;  // the same recording: only the number of recordings differs
+    s += static_cast<double>(2 + 2 * ranged_params(*p).size()) * sp.cpu_seconds();
   }
   return s;
 }
