@@ -8,6 +8,8 @@
 #   bench/rig_truth.sh truth   [--rigs "cliff stalls fuse hostcache"] [--buffers "1MiB 4MiB"]
 #                              [--duration 60s] [--repeats 3] [--out bench/rig_truth.run]
 #   bench/rig_truth.sh predict [--rigs ...] [--buffers ...] [--duration 60s] [--out ...]
+#   bench/rig_truth.sh repredict [--rigs ...] [--buffers ...] [--out ...]
+#                              # capacity again on the profiles predict kept, with this build
 #   bench/rig_truth.sh table   [--out ...]          # markdown: truth vs prediction
 #   bench/rig_truth.sh all     [...]                # truth, predict, table
 # Example: bench/rig_truth.sh all --rigs stalls --buffers "1MiB 4MiB" --duration 60s
@@ -20,18 +22,22 @@
 # README's flow: measure --sweep blocksize --direct, --sweep sustained --direct, a
 # buffered --sweep sustained, calibrate, on one fresh rig; then for each buffer
 #   streamdisk capacity -p p.toml --find sample-rate -c 1 -b 8 -f raw --buffer B --block 256KiB -d DURATION
+# repredict runs only that last step on the kept predict-RIG.toml (every one in --out unless
+# --rigs says), with today's build: a rig's profile comes from measurements alone, so a
+# model change is held against every rig in seconds, without the rigs. It appends to
+# predict.jsonl (the table takes each row's latest) with the build's `git describe`.
 set -u
 case "${1:-}" in -h|--help|help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; exit 0 ;; esac
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 root=$PWD
 STREAMDISK=${STREAMDISK:-$root/build/cli/streamdisk}
 die() { echo "rig_truth.sh: $*" >&2; exit 2; }
 mode=${1:-}; shift || true
-rigs="cliff stalls fuse hostcache" buffers="1MiB 4MiB" duration=60s repeats=3 out=bench/rig_truth.run
+rigs="cliff stalls fuse hostcache" rigs_given=0 buffers="1MiB 4MiB" duration=60s repeats=3 out=bench/rig_truth.run
 block=256KiB
 while [ $# -gt 0 ]; do
   case "$1" in
-    --rigs) rigs=$2; shift 2 ;; --buffers) buffers=$2; shift 2 ;; --duration) duration=$2; shift 2 ;;
+    --rigs) rigs=$2; rigs_given=1; shift 2 ;; --buffers) buffers=$2; shift 2 ;; --duration) duration=$2; shift 2 ;;
     --repeats) repeats=$2; shift 2 ;; --out) out=$2; shift 2 ;;
     *) die "unknown argument '$1': see the usage at the top of $0" ;;
   esac
@@ -92,14 +98,41 @@ do_predict() {
     tests/rig/rig.sh down "$dir"
     for b in $buffers; do
       local best=null
-      if [ $rc -eq 0 ]; then
-        best=$("$STREAMDISK" capacity -p "$prof" --find sample-rate -c 1 -b 8 -f raw --buffer "$b" \
-               --block "$block" -d "$duration" --json 2>>"$out/predict-$r.log" | jq '.results[0].best // null')
-      fi
+      [ $rc -eq 0 ] && best=$(predict_one "$prof" "$b" 2>>"$out/predict-$r.log")
       jq -cn --arg rig "$r" --arg buffer "$b" --arg tool "$tool" --argjson best "${best:-null}" \
         --argjson secs "$secs" --argjson rc "$rc" \
         '{rig: $rig, buffer: $buffer, tool: $tool, predicted_MBps: (if $best == null then null else $best / 1e6 end),
           characterize_s: $secs, characterize_rc: $rc}' | tee -a "$out/predict.jsonl"
+    done
+  done
+}
+
+# The prediction for one kept profile ($1) and buffer ($2): MB/s, or null.
+predict_one() {
+  "$STREAMDISK" capacity -p "$1" --find sample-rate -c 1 -b 8 -f raw --buffer "$2" \
+    --block "$block" -d "$duration" --json | jq '.results[0].best // null'
+}
+
+do_repredict() {
+  local r b prof best session model
+  [ -x "$STREAMDISK" ] || die "$STREAMDISK not found: build first (see README)"
+  model=$(git -C "$root" describe --always --dirty 2>/dev/null || echo unknown)
+  if [ "$rigs_given" = 0 ]; then
+    rigs=$(cd "$out" && for f in predict-*.toml; do [ -f "$f" ] && basename "$f" .toml | sed 's/^predict-//'; done)
+    [ -n "$rigs" ] || die "no predict-RIG.toml in $out: run 'bench/rig_truth.sh predict --out $out' first"
+  fi
+  for r in $rigs; do
+    prof="$out/predict-$r.toml"
+    [ -f "$prof" ] || die "no $prof: run 'bench/rig_truth.sh predict --rigs $r --out $out' first"
+    # The session the profile was measured in, from its first prediction.
+    session=$(jq -s --arg rig "$r" '[.[] | select(.rig == $rig and .session != null)] | first | .session // null' \
+              "$out/predict.jsonl" 2>/dev/null || echo null)
+    for b in $buffers; do
+      best=$(predict_one "$prof" "$b" 2>>"$out/repredict-$r.log") || best=null
+      jq -cn --arg rig "$r" --arg buffer "$b" --arg model "$model" --argjson best "${best:-null}" \
+        --argjson session "${session:-null}" \
+        '{rig: $rig, buffer: $buffer, tool: "characterize", predicted_MBps: (if $best == null then null else $best / 1e6 end),
+          session: $session, repredicted_with: $model}' | tee -a "$out/predict.jsonl"
     done
   done
 }
@@ -112,14 +145,15 @@ do_table() {
     | ([$p[0][]? | select(.rig == $t.rig and .buffer == $t.buffer)] | last) as $q
     | "| \($t.rig) | \($t.buffer) | \($t.truth_MBps) / \($t.unsafe_MBps) | \($t.runs) (\($t.clean_runs_at_truth)) | \(($t.wall_s / 60) | floor) min | "
       + (if $q.predicted_MBps == null then "– | – | \($q.tool // "not run") |"
-         else "\($q.predicted_MBps * 100 | round / 100) | \((($q.predicted_MBps / $t.truth_MBps - 1) * 100) | round) % | \($q.tool)\(if $q.session then ", session \($q.session)" else "" end) |" end)
+         else "\($q.predicted_MBps * 100 | round / 100) | \((($q.predicted_MBps / $t.truth_MBps - 1) * 100) | round) % | \($q.tool)\(if $q.session then ", session \($q.session)" else "" end)\(if $q.repredicted_with then ", re-predicted with \($q.repredicted_with)" else "" end) |" end)
   ' "$out/summary.jsonl"
 }
 
 case "$mode" in
   truth) do_truth ;;
   predict) do_predict ;;
+  repredict) do_repredict ;;
   table) do_table ;;
   all) do_truth; do_predict; do_table ;;
-  *) die "usage: bench/rig_truth.sh truth|predict|table|all [--rigs ...] [--buffers ...] [--duration 60s] [--repeats 3] [--out DIR]" ;;
+  *) die "usage: bench/rig_truth.sh truth|predict|repredict|table|all [--rigs ...] [--buffers ...] [--duration 60s] [--repeats 3] [--out DIR]" ;;
 esac

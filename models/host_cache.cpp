@@ -54,6 +54,8 @@ HostCache::HostCache(const LayerParams& p, FsLayer& fs, const FileTable& files, 
   // itself, as calibrate measures it from a buffered write's fast phase.
   throttle_ = background_ > 0 ? (background_ + limit_) / 2 : limit_;
   pacing_ = background_ > 0 && throttle_ < limit_ && p.get("dirty_pacing") > 0;
+  release_unit_ = p.get("writeback_request_bytes") > 0 ? p.get("writeback_request_bytes")
+                                                       : std::numeric_limits<double>::infinity();
   wbt_qd_ = p.get("wbt_queue_depth");
   if (wbt_qd_ > 0) {
     request_ = p.get("writeback_request_bytes") > 0 ? std::min(p.get("writeback_request_bytes"), chunk_) : chunk_;
@@ -187,7 +189,7 @@ double HostCache::journal_wait(double now) {
 
 void HostCache::retire(double until) {
   while (!inflight_.empty() && inflight_.front().end <= until) {
-    if (pacing_) count_done(inflight_.front().busy, static_cast<double>(inflight_.front().bytes));
+    count_done(inflight_.front().busy, static_cast<double>(inflight_.front().bytes));
     inflight_bytes_ -= static_cast<double>(inflight_.front().bytes);
     inflight_.pop_front();
   }
@@ -323,11 +325,27 @@ double HostCache::write(FileId file, uint64_t offset, uint64_t bytes, double now
     t = paced(b, t);
   } else {
     // A write larger than the whole cache needs everything else gone first.
+    // Pages leave the dirty count (Linux counts those under writeback too)
+    // as their writeback request ends, request by request
+    // (writeback_request_bytes; without it, a whole piece at once).
     double need = std::min(b, throttle_);
-    while (queued_bytes_ + inflight_bytes_ + need > throttle_) {
-      double next = next_event();
-      if (next == std::numeric_limits<double>::infinity()) break;
-      t = std::max(t, next);
+    const double from = t;
+    while (true) {
+      double left = served(t, release_unit_);
+      double excess = queued_bytes_ + inflight_bytes_ - left + need - throttle_;
+      if (excess <= 0) break;
+      double next = served_by(left + excess, t, release_unit_);
+      if (next == std::numeric_limits<double>::infinity()) next = next_event();  // not yet sent down
+      if (next == std::numeric_limits<double>::infinity() || next <= t) break;  // (<= t: rounding)
+      t = next;
+      pump(t);
+    }
+    // A writer held longer than one of balance_dirty_pages' pauses sleeps
+    // in whole pauses and looks at the level after each: it goes on at the
+    // end of the first pause that finds room.
+    double pause = max_pause();
+    if (pause > 0 && t - from > pause) {
+      t = from + pause * std::ceil((t - from) / pause - 1e-9);
       pump(t);
     }
   }
@@ -346,29 +364,44 @@ void HostCache::count_done(double busy, double bytes) {
   bw_time_ = bw_time_ * keep + std::max(0.0, busy);
 }
 
-double HostCache::served(double t) const {
-  // The device serves in order, each request from its start to its end.
+double HostCache::served(double t, double unit) const {
+  // The device serves in order, each request from its start to its end; in
+  // whole units of `unit` bytes when it is given.
   double done = 0;
   for (const InFlight& f : inflight_) {
-    double from = f.end - f.busy;
+    double from = f.end - f.busy, b = static_cast<double>(f.bytes);
     if (t <= from) break;
-    done += t >= f.end || f.busy <= 0 ? static_cast<double>(f.bytes) : static_cast<double>(f.bytes) * (t - from) / f.busy;
-    if (t < f.end) break;
+    if (t >= f.end || f.busy <= 0) {
+      done += b;
+      continue;
+    }
+    double part = b * (t - from) / f.busy;
+    done += unit > 0 && unit < b ? std::floor(part / unit + 1e-9) * unit : unit > 0 ? 0 : part;
+    break;
   }
   return done;
 }
 
-double HostCache::served_by(double bytes, double t) const {
+double HostCache::served_by(double bytes, double t, double unit) const {
   double done = 0;
   for (const InFlight& f : inflight_) {
     double from = f.end - f.busy, b = static_cast<double>(f.bytes);
     if (done + b >= bytes) {
-      if (f.busy <= 0) return std::max(t, f.end);
-      return std::max(t, from + (bytes - done) / b * f.busy);
+      if (f.busy <= 0 || (unit > 0 && unit >= b)) return std::max(t, f.end);
+      double part = bytes - done;
+      if (unit > 0) part = std::min(b, std::ceil(part / unit - 1e-9) * unit);
+      return std::max(t, from + part / b * f.busy);
     }
     done += b;
   }
   return std::numeric_limits<double>::infinity();
+}
+
+double HostCache::max_pause() const {
+  // wb_max_pause: an eighth of the time the device needs for what is dirty
+  // (a writer held is at the limit), plus a jiffy (4 ms at Debian's 250 Hz),
+  // at most 200 ms (MAX_PAUSE).
+  return std::min(kMaxPauseS, 0.128 * limit_ / bandwidth() + 0.004);
 }
 
 double HostCache::paced(double b, double t) {
@@ -381,8 +414,9 @@ double HostCache::paced(double b, double t) {
   // kBandwidthS of it). Dirty data leaves as the device writes it (pages end
   // their writeback bio by bio), not a whole chunk at once. Time the writer
   // spent elsewhere since its last pause counts (up to 1 s), and a pause is
-  // taken in steps of at most 200 ms, after which the level is read again.
-  // At the limit itself it waits until the device has made room.
+  // taken in steps of at most max_pause(), after which the level is read
+  // again. At the limit itself it sleeps whole steps until the device has
+  // made room.
   double need = std::min(b, limit_);
   double setpoint = (throttle_ + limit_) / 2;
   while (true) {
@@ -395,11 +429,12 @@ double HostCache::paced(double b, double t) {
     double x = (setpoint - (dirty + need)) / (limit_ - setpoint);
     double rate = bandwidth() * std::clamp(1 + x * x * x, 0.0, 2.0);
     if (dirty + need >= limit_ || rate <= 0) {
-      // Room comes as the device writes what is in flight, or when writeback sends more.
-      double room = served_by(done + dirty + need - limit_ + 1, t);
-      double next = std::min(room, next_event());
-      if (next == std::numeric_limits<double>::infinity()) return t;
-      t = std::max(t, std::min(next, t + kMaxPauseS));
+      // Room comes as the device writes what is in flight, or when writeback
+      // sends more; the writer looks again after each whole pause.
+      if (std::min(served_by(done + dirty + need - limit_ + 1, t), next_event()) ==
+          std::numeric_limits<double>::infinity())
+        return t;
+      t += max_pause();
       pump(t);
       paced_from_ = t;
       continue;
@@ -410,14 +445,15 @@ double HostCache::paced(double b, double t) {
       paced_from_ = until;
       return t;
     }
-    if (until - t <= kMaxPauseS) {
+    double pause = max_pause();
+    if (until - t <= pause) {
       paced_from_ = until;
       t = until;
       pump(t);
       return t;
     }
-    // A long pause: 200 ms of it, then the level again with what is left.
-    double step = t + kMaxPauseS;
+    // A long pause: one step of it, then the level again with what is left.
+    double step = t + pause;
     b -= (step - from) * rate;
     paced_from_ = step;
     t = step;

@@ -171,8 +171,12 @@ class HostCache {
   // Linux's dirty pacing above the freerun ceiling (dirty_pacing = 1): when
   // a write of `b` bytes arriving at `t` may be copied.
   double paced(double b, double t);
-  double served(double t) const;               // bytes of the requests in flight the device has written by t
-  double served_by(double bytes, double t) const;  // when (at or after t) it will have written `bytes` of them
+  // Bytes of the requests in flight the device has written by t, counted in
+  // whole units of `unit` bytes (0: byte by byte), and when (at or after t)
+  // it will have written `bytes` of them so counted.
+  double served(double t, double unit = 0) const;
+  double served_by(double bytes, double t, double unit = 0) const;
+  double max_pause() const;  // balance_dirty_pages' longest pause for a writer held at the limit
   double bandwidth() const;                   // writeback's completed bytes/s, averaged
   void count_done(double busy, double bytes);  // a writeback request ended
   static constexpr double kBandwidthS = 3.0;   // Linux averages write bandwidth over ~3 s
@@ -181,6 +185,7 @@ class HostCache {
   bool pacing_ = false;
   double paced_from_ = 0;       // the writer's pacing clock (Linux's dirty_paused_when)
   double bw_bytes_ = 0, bw_time_ = 0;  // bandwidth estimate: decayed bytes over decayed busy time
+  double release_unit_ = 0;     // pages leave the dirty count a request at a time (writeback_request_bytes; else whole pieces)
 
   FsLayer& fs_;
   const FileTable& files_;
