@@ -30,6 +30,8 @@ double FsLayer::cpu_seconds(uint64_t bytes) const {
   return t;
 }
 
+double FsLayer::stalled_seconds() const { return stalls_.total_seconds() + dev_.stalls().total_seconds(); }
+
 double FsLayer::driver_cpu(uint64_t bytes) const { return userspace_ ? cpu_seconds(bytes) : 0; }
 
 double FsLayer::driver_cost(uint64_t bytes, double now) {

@@ -89,6 +89,8 @@ class FsLayer {
   }
 
   const StallProcess& stalls() const { return stalls_; }
+  // Seconds of pause met so far, the driver's and the device's.
+  double stalled_seconds() const;
   void disable_stalls() { stalls_.disable(); }
 
  private:

@@ -286,10 +286,14 @@ void HostCache::send(FileQueue& fq, FileId file, uint64_t offset, uint64_t bytes
   fq.next = offset + bytes;
   fq.bytes -= static_cast<double>(bytes);
   queued_bytes_ -= static_cast<double>(bytes);
+  double paused = fs_.stalled_seconds();
   double end = fs_.write(file, offset, bytes, start, files_.used_bytes());
+  paused = fs_.stalled_seconds() - paused;
   // The device serves requests in order: this one's own time began when it
-  // was sent or when the one before it ended.
-  inflight_.push_back({end, bytes, end - std::max(start, std::min(end, last_end_))});
+  // was sent or when the one before it ended; a pause it met is taken first
+  // (nothing is written while the device is paused).
+  double busy = end - std::max(start, std::min(end, last_end_));
+  inflight_.push_back({end, bytes, std::max(0.0, busy - paused)});
   last_end_ = std::max(last_end_, end);
   wb_last_end_ = std::max(wb_last_end_, end);
   inflight_bytes_ += static_cast<double>(bytes);

@@ -142,7 +142,7 @@ class HostCache {
   struct InFlight {
     double end;
     uint64_t bytes;
-    double busy;  // the device's time on it (from its start or the previous request's end)
+    double busy;  // the device's time writing it, ending at `end` (from its start or the previous request's end; pauses it met come first)
   };
   // Starts writeback chunks whose start time is <= until, and the journal
   // commits due by then, in time order.

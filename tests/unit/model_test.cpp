@@ -460,6 +460,17 @@ TEST_CASE("host: held at the ceiling, a writer goes on as requests end, in whole
   INFO(long_waits << " waits longer than a pause, " << whole << " of them whole pauses");
   CHECK(long_waits >= 3);
   CHECK(whole == long_waits);
+
+  // Nothing is written while the device is paused: a 4 MB piece in flight
+  // that meets a 2 s pause releases none of its 1 MB requests before the
+  // pause has ended, so a 10 MB/s writer held at the 12 MB ceiling waits out
+  // the rest of the pause (about 1.6 s; with the piece's requests ending
+  // evenly over its time, pause included, it went on after 1.0 s).
+  double waited = worst_wait_in_pauses("dirty_limit_bytes = 16e6\ndirty_background_bytes = 8e6\nmemory_mbps = 1000\n"
+                                       "writeback_chunk_bytes = 4e6\nwriteback_request_bytes = 1e6");
+  INFO("longest wait in a pause, 4 MB pieces of 1 MB requests: " << waited << " s");
+  CHECK(waited > 1.2);
+  CHECK(waited < 2.2);
 }
 
 TEST_CASE("host: fsync on a journaled filesystem commits at once, not at the next periodic commit",
