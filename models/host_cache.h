@@ -172,8 +172,9 @@ class HostCache {
   // a write of `b` bytes arriving at `t` may be copied.
   double paced(double b, double t);
   // Bytes of the requests in flight the device has written by t, counted in
-  // whole units of `unit` bytes (0: byte by byte), and when (at or after t)
-  // it will have written `bytes` of them so counted.
+  // whole units of `unit` bytes (0: byte by byte; a unit as large as a piece,
+  // infinity included: the piece only once it has ended), and when (at or
+  // after t) it will have written `bytes` of them so counted.
   double served(double t, double unit = 0) const;
   double served_by(double bytes, double t, double unit = 0) const;
   double max_pause() const;  // balance_dirty_pages' longest pause for a writer held at the limit
