@@ -293,16 +293,29 @@ void fit_stalls(const Sorted& s, bool in_fs, Calibration& c) {
   for (auto* x : s.buffered)
     if (meta_of(*x, "userspace") == "1") used.push_back(x);
   std::vector<PauseScan> scans;
-  std::vector<std::string> left_out;
+  std::vector<std::string> left_out, rhythm;
   for (auto* x : used) {
-    if (behind_cache(x)) left_out.push_back(base_name(x->name));
-    else scans.push_back(scan_pauses(*x));
+    if (behind_cache(x)) {
+      left_out.push_back(base_name(x->name));
+      continue;
+    }
+    PauseScan p = scan_pauses(*x);
+    if (p.rhythm > 0)
+      rhythm.push_back(fmt::format("{} ({} of {} writes slow, one every {})", base_name(x->name), p.rhythm_slow,
+                                   p.writes, p.rhythm));
+    else
+      scans.push_back(std::move(p));
   }
   if (!left_out.empty())
     c.notes.push_back(fmt::format("stalls: {} left out of the pause fit: buffered writes through a kernel filesystem "
                                   "wait for its journal and writeback, which the model derives from the device's "
                                   "pauses",
                                   fmt::join(left_out, ", ")));
+  if (!rhythm.empty())
+    c.notes.push_back(fmt::format("stalls: {} left out of the pause fit: too many slow writes to be pauses, a rhythm "
+                                  "(a throttled writer let go a chunk of writeback at a time; a pause in the writer's "
+                                  "call lets the cache drain meanwhile and hides among those waits)",
+                                  fmt::join(rhythm, ", ")));
   if (scans.empty()) return;
   // A userspace driver whose open flags were read (measure/fs_info.h) says
   // where its device's pauses are: through the device's page cache (behind

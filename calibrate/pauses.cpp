@@ -34,6 +34,7 @@ constexpr double kJitterSds = 8;      // robust standard deviations of the ordin
 constexpr double kMinOpFraction = 0.5;  // of the write's own expected time
 constexpr double kMinPauseS = 1e-3;   // below this no buffer notices
 constexpr size_t kLevelShiftRun = 16;  // consecutive slow writes: a new rate, not a pause
+constexpr size_t kRhythm = 10;         // more than one write in this many slow: a rhythm, not pauses
 constexpr size_t kTooFew = 5;
 // A two-population mixture of durations needs this many (3+ in each population):
 // a short jitter-like group and a few long pauses must not become one wide
@@ -340,15 +341,33 @@ PauseScan scan_pauses(const Series& s) {
   p.writes = d.size();
   p.seconds = first < 0 ? 0 : last - first;
   SlowWrites sw = find_slow_writes(d, b);
+  // Pauses that matter to a buffer are rare. When more than one write in
+  // kRhythm is slow, the slowness is the trace's rhythm: a page cache that
+  // lets a throttled writer go a chunk of writeback at a time (a few writes
+  // at memory speed, then one that waits for the next chunk). Such a trace
+  // says nothing about pauses (one in the writer's call lets the cache drain
+  // meanwhile and hides among the waits): the fit leaves it out (p.rhythm).
+  size_t slow = static_cast<size_t>(std::count(sw.slow.begin(), sw.slow.end(), 1));
+  if (d.size() >= 40 && slow * kRhythm > d.size()) {
+    std::vector<double> gaps;  // writes from one slow write to the next
+    for (size_t i = 0, last = d.size(); i < d.size(); ++i)
+      if (sw.slow[i]) {
+        if (last < d.size()) gaps.push_back(static_cast<double>(i - last));
+        last = i;
+      }
+    p.rhythm = std::max<size_t>(1, static_cast<size_t>(std::lround(median(gaps))));
+    p.rhythm_slow = slow;
+    return p;
+  }
   // Consecutive slow writes are one pause, unless they are no more frequent
   // than independent pauses would fall side by side by chance: the model's
   // arrivals recreate those coincidences, so merging them would count them twice.
-  double slow = 0, pairs = 0;
+  double nslow = 0, pairs = 0;
   for (size_t i = 0; i < d.size(); ++i) {
-    slow += sw.slow[i];
+    nslow += sw.slow[i];
     pairs += i > 0 && sw.slow[i] && sw.slow[i - 1];
   }
-  double chance = d.empty() ? 0 : slow * slow / static_cast<double>(d.size());
+  double chance = d.empty() ? 0 : nslow * nslow / static_cast<double>(d.size());
   p.merged = pairs > chance + 2 * std::sqrt(chance) + 1;
   for (size_t i = 0; i < d.size(); ++i) {
     if (!sw.slow[i]) continue;
@@ -396,7 +415,36 @@ StallModelFit fit_stall_model(const std::vector<PauseScan>& scans, const KnownPl
       for (const auto& p : s.pauses) flat_lengths.push_back(p.excess_s);
     }
   size_t flat = flat_lengths.size(), seen = 0;
+  std::sort(flat_lengths.begin(), flat_lengths.end());
+  double half = flat ? flat_lengths[flat / 2] / 2 : 0;  // half the median
+  // A driver that writes through the page cache may still pause in its own
+  // call (reading its allocation metadata, say). Paced writes at the slower
+  // half of the paced rates meet the device's pauses behind that cache
+  // hardly ever (a cache holds a pause's worth of writing at that pace); two
+  // or more pauses of at least half the flat-out median met there say the
+  // pauses are in the call.
+  auto met_in_call = [&]() -> std::string {
+    if (flat < kTooFew) return {};
+    std::vector<const PauseScan*> paced;
+    for (const auto& s : scans)
+      if (s.paced && s.seconds > 0) paced.push_back(&s);
+    std::sort(paced.begin(), paced.end(), [](auto* a, auto* b) { return a->rate_mbps() < b->rate_mbps(); });
+    size_t met = 0;
+    double up_to = 0;
+    for (size_t i = 0; i < (paced.size() + 1) / 2; ++i) {
+      for (const auto& p : paced[i]->pauses) met += p.excess_s >= half;
+      up_to = paced[i]->rate_mbps();
+    }
+    if (met < 2) return {};
+    return fmt::format("paced writes at up to {:.3g} MB/s met {} pause(s) of {:.0f} ms or more, which a cache in "
+                       "between would have absorbed at that pace: the pauses are in the writer's call",
+                       up_to, met, half * 1e3);
+  };
   if (known.where == KnownPlace::BehindCache && !busy.empty()) {
+    if (std::string why = met_in_call(); !why.empty()) {
+      f.notes.insert(f.notes.begin(), fmt::format("stalls: {}, but {}", known.why, why));
+      return f;
+    }
     // Behind a cache by construction: the flat-out traces, which kept that
     // cache full, describe the device's pauses (as below).
     StallModelFit g = fit_stall_model_all(busy, /*behind_cache=*/true);
@@ -417,8 +465,6 @@ StallModelFit fit_stall_model(const std::vector<PauseScan>& scans, const KnownPl
     return f;
   }
   if (flat < kTooFew) return f;
-  std::sort(flat_lengths.begin(), flat_lengths.end());
-  double half = flat_lengths[flat / 2] / 2;  // half the median
   auto share_at_least = [&](const StallPopulation& p) {
     if (p.median_ms <= 0) return 0.0;
     double z = std::log(half * 1e3 / p.median_ms);
@@ -455,7 +501,18 @@ StallModelFit fit_stall_model(const std::vector<PauseScan>& scans, const KnownPl
       break;
     }
   }
-  if (!absorbed) return f;
+  if (!absorbed) {
+    // Fewer than expected but not few enough to tell: the pauses stay in the
+    // call (the cautious answer), and the note says what would decide it.
+    if (!paced.empty() && seen < expected)
+      f.notes.push_back(fmt::format(
+          "stalls: paced writes at up to {:.3g} MB/s met {} pause(s) of {:.0f} ms or more where the flat-out ones' rate "
+          "predicts {:.1f} (P = {:.2g}): too few paced writes to tell whether a cache absorbs them (that takes P < 1 % "
+          "with 3 or more expected); taken as in the writer's call, the cautious answer (a longer --budget gives the "
+          "paced phases more time)",
+          up_to / 1e6, seen, half * 1e3, expected, poisson_cdf(seen, expected)));
+    return f;
+  }
   // They did not: a cache between the writer and the pauses absorbs them at a
   // recorder's pace (a userspace driver writing through the block device's
   // page cache); flat-out writes met them only because they kept that cache

@@ -352,6 +352,10 @@ R run_characterize(const CharacterizeConfig& cfg) {
     rep.fs.journal_commit_s = p->params(Layer::Filesystem).get("journal_commit_ms") * 1e-3;
     rep.fs.fstype = rep.fs.userspace ? "model (userspace driver)" : "model (kernel driver)";
     rep.fs.how = "the profile's filesystem.userspace";
+    // What a real run reads from the driver's open flags (measure/fs_info.h):
+    // the model's userspace driver writes to its device through the host's
+    // page cache whenever it has one (models/model_device.cpp).
+    if (rep.fs.userspace && m->host_cache().enabled()) rep.fs.driver_io = DriverIo::PageCache;
     kernel = model_kernel_settings(*p);
   } else {
     auto d = RealDevice::open({cfg.path, "streamdisk-characterize"}, t.real_clock);

@@ -1,16 +1,28 @@
 #!/usr/bin/env bash
 # The measure -> predict flow against the model itself (bench/self_consistency.sh):
-# on the synthetic kernel-filesystem stacks, `characterize -p` in virtual time then
-# `capacity` on the fitted profile gives the stack's own answer within ±10 % at both
-# ring sizes. The two userspace stacks are known misses, left out here and shown in
-# bench/rig_truth.md ("session 11"): the model's page cache holds a writer for whole
-# writeback chunks, which the pause fit takes for pauses. Virtual time: seconds.
+# `characterize -p` in virtual time on the six synthetic stacks, then `capacity` on
+# the fitted profile against the stack's own answer, at both ring sizes. The four
+# kernel-filesystem stacks: every row within ±10 %. The two userspace stacks (a
+# driver whose own 0.35 s pauses every ~80 MB land in the writer's call; a device
+# pausing 1 s every ~9 s under the page cache) once missed by +229 % and -35 %: the
+# model's page cache lets a throttled writer go a whole writeback chunk at a time,
+# and the pause fit took those waits for pauses (calibrate/pauses.h, "rhythm"). Each
+# of their rows must now be within ±20 %: the behind-the-cache stack's pause period
+# rests on the ten or so pauses its flat-out writes meet in the default budget, whose
+# count alone scatters by ~30 % (it sits at -10 % / -16 %; bench/rig_truth.md,
+# "session 18"). Virtual time: seconds.
 . "$(dirname "$0")/../lib.sh"
 command -v jq >/dev/null || skip "jq is not installed"
-out=$(STREAMDISK="$STREAMDISK" "$SD_SOURCE_DIR/bench/self_consistency.sh" \
-  --stacks "kernel-pauses kernel-cliff kernel-bigcache stick-nojournal") || fail "self_consistency.sh exit $?"
+out=$(STREAMDISK="$STREAMDISK" "$SD_SOURCE_DIR/bench/self_consistency.sh") || fail "self_consistency.sh exit $?"
 echo "$out"
 rows=$(grep -c '^| [a-z-]* | [0-9]MiB |' <<<"$out")
-[ "$rows" -eq 8 ] || fail "expected 8 rows, got $rows"
-grep -q '^8 of 8 rows within ±10 %' <<<"$out" || fail "a kernel stack's fitted profile misses its own answer by more than 10 %"
+[ "$rows" -eq 12 ] || fail "expected 12 rows, got $rows"
+# stack, buffer, error of each row (the error column: "-10 %").
+while IFS='|' read -r _ stack buffer truth fitted err _; do
+  stack=${stack// /} buffer=${buffer// /} err=${err// /} err=${err%\%}
+  case "$err" in ''|*[!0-9+-]*) fail "$stack $buffer: no error figure ('$err')"; continue ;; esac
+  tol=10
+  case "$stack" in fuse-*) tol=20 ;; esac
+  [ "${err#[+-]}" -le "$tol" ] || fail "$stack $buffer: the fitted profile misses the stack's own answer by $err % (limit ±$tol %)"
+done < <(grep '^| [a-z-]* | [0-9]MiB |' <<<"$out")
 finish

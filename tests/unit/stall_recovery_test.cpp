@@ -352,8 +352,10 @@ TEST_CASE("a userspace driver's open flags in the trace headers decide where its
   // The same traces twice: once as if paced writes met the pauses (the
   // statistical test alone keeps them in the call), once as if they did not
   // (it alone puts them behind a cache). A header saying how the driver opens
-  // its device decides instead: through its page cache -> behind a cache,
-  // O_DIRECT -> in the call, whatever the counts say.
+  // its device decides instead: O_DIRECT -> in the call, whatever the counts
+  // say; through its page cache -> the device's pauses are behind that cache,
+  // unless writes at a recorder's slower paces met pauses whole, which a cache
+  // would have absorbed at that pace: those are the driver's own, in its call.
   auto calibrated = [](bool paced_meet_them, const char* driver_io) {
     return calibrated_behind_cache(paced_meet_them, {{"userspace", "1"}, {"driver_io", driver_io}});
   };
@@ -362,7 +364,8 @@ TEST_CASE("a userspace driver's open flags in the trace headers decide where its
       if (n.find(what) != std::string::npos) return true;
     return false;
   };
-  Calibration page = calibrated(true, "page_cache"), direct = calibrated(false, "direct");
+  Calibration page = calibrated(false, "page_cache"), page_met = calibrated(true, "page_cache");
+  Calibration direct = calibrated(false, "direct");
   Calibration unknown_met = calibrated(true, ""), unknown_absorbed = calibrated(false, "");
   // Without the header the counts decide (the test the header overrides).
   CHECK_FALSE(unknown_met.stalls_behind_cache);
@@ -372,12 +375,19 @@ TEST_CASE("a userspace driver's open flags in the trace headers decide where its
   CHECK(said(page, "through the page cache"));
   CHECK_FALSE(direct.stalls_behind_cache);
   CHECK(said(direct, "O_DIRECT"));
+  // Through the page cache, but met whole at a recorder's pace: in the call.
+  CHECK_FALSE(page_met.stalls_behind_cache);
+  CHECK(said(page_met, "through the page cache"));
+  CHECK(said(page_met, "in the writer's call"));
   // Behind the cache, fitted from the flat-out trace alone, as the counted
   // case: every 64 MB at 20 MB/s taken per unit of time, 300 ms long.
   Params a = fitted_stalls(page);
   CHECK(a["stall_interval_mb"] == 0);
   CHECK(a["stall_period_ms"] == Approx(64 / 20.0 * 1e3).epsilon(0.35));
   CHECK(a["stall_duration_ms"] == Approx(300).epsilon(0.2));
+  // In the call, every 64 MB written, from every trace.
+  Params m = fitted_stalls(page_met);
+  CHECK(m["stall_interval_mb"] == Approx(64).epsilon(0.35));
 }
 
 TEST_CASE("pauses that paced writes never meet are the device's behind a cache, fitted from flat-out writes",
@@ -438,4 +448,45 @@ TEST_CASE("one hiccup among fixed-length pauses is a population of its own, not 
   REQUIRE(g.ok);
   CHECK(g.pops.size() == 1);
   CHECK(g.family == "log-normal");
+}
+
+TEST_CASE("a writer let go a chunk of writeback at a time is a rhythm, not pauses", "[calibrate][stalls]") {
+  // Back-to-back 1 MiB writes: `slow(i)` says how long write i takes, else
+  // 0.7 ms (memory speed) with a few per cent of jitter.
+  auto trace = [](const std::string& name, auto slow) {
+    Series s;
+    s.name = name;
+    s.meta["userspace"] = "1";
+    s.direct = false, s.buffered = true;
+    double t = 0;
+    for (int i = 0; i < 400; ++i) {
+      double d = slow(i);
+      if (d <= 0) d = 0.0007 * (1 + 0.03 * std::sin(i * 1.7));
+      s.ops.push_back({t, t + d, 1 << 20});
+      t += d;
+    }
+    return s;
+  };
+  // Throttled at the page cache's limit, released a 4 MiB chunk at a time:
+  // every fourth write waits 0.25 s, and two pauses of the driver's own
+  // (0.35 s) fall between.
+  Series rhythm = trace("buffered.csv", [](int i) {
+    return i % 4 == 3 ? 0.25 + 0.002 * std::sin(i) : (i == 101 || i == 250) ? 0.35 : 0.0;
+  });
+  PauseScan r = scan_pauses(rhythm);
+  INFO("rhythm: every " << r.rhythm << " writes, " << r.rhythm_slow << " slow, " << r.pauses.size() << " pauses");
+  CHECK(r.rhythm == 4);
+  CHECK(r.rhythm_slow >= 100);
+  CHECK(r.pauses.empty());
+  // Real pauses, one write in 12 (under one in 10): counted, not a rhythm.
+  Series rare = trace("cache.csv", [](int i) { return i % 12 == 5 ? 0.4 : 0.058 * (1 + 0.03 * std::sin(i * 2.3)); });
+  PauseScan p = scan_pauses(rare);
+  CHECK(p.rhythm == 0);
+  CHECK(p.pauses.size() == 33);
+  // calibrate leaves the rhythmic trace out of the pause fit, and says so.
+  auto c = calibrate_loaded({rare, rhythm}, {}, {"cache.csv", "buffered.csv"}, Options{});
+  REQUIRE(c.ok());
+  bool said = false;
+  for (const auto& n : c->notes) said |= n.find("buffered.csv (") != std::string::npos && n.find("a rhythm") != std::string::npos;
+  CHECK(said);
 }
