@@ -342,13 +342,15 @@ PauseScan scan_pauses(const Series& s) {
   p.seconds = first < 0 ? 0 : last - first;
   SlowWrites sw = find_slow_writes(d, b);
   // Pauses that matter to a buffer are rare. When more than one write in
-  // kRhythm is slow, the slowness is the trace's rhythm: a page cache that
-  // lets a throttled writer go a chunk of writeback at a time (a few writes
-  // at memory speed, then one that waits for the next chunk). Such a trace
-  // says nothing about pauses (one in the writer's call lets the cache drain
-  // meanwhile and hides among the waits): the fit leaves it out (p.rhythm).
+  // kRhythm of a flat-out trace is slow, the slowness is the trace's rhythm:
+  // a page cache that lets a throttled writer go a chunk of writeback at a
+  // time (a few writes at memory speed, then one that waits for the next
+  // chunk). Such a trace says nothing about pauses (one in the writer's call
+  // lets the cache drain meanwhile and hides among the waits): the fit leaves
+  // it out (p.rhythm). A paced writer is not throttled: its slow writes are
+  // what it met, however many.
   size_t slow = static_cast<size_t>(std::count(sw.slow.begin(), sw.slow.end(), 1));
-  if (d.size() >= 40 && slow * kRhythm > d.size()) {
+  if (!p.paced && d.size() >= 40 && slow * kRhythm > d.size()) {
     std::vector<double> gaps;  // writes from one slow write to the next
     for (size_t i = 0, last = d.size(); i < d.size(); ++i)
       if (sw.slow[i]) {
@@ -502,14 +504,15 @@ StallModelFit fit_stall_model(const std::vector<PauseScan>& scans, const KnownPl
     }
   }
   if (!absorbed) {
-    // Fewer than expected but not few enough to tell: the pauses stay in the
-    // call (the cautious answer), and the note says what would decide it.
-    if (!paced.empty() && seen < expected)
+    // Fewer than expected (P < 10 %) but not few enough to tell: the pauses
+    // stay where every writer meets them (the cautious answer), and the note
+    // says what would decide it.
+    if (!paced.empty() && seen < expected && poisson_cdf(seen, expected) < 0.1)
       f.notes.push_back(fmt::format(
           "stalls: paced writes at up to {:.3g} MB/s met {} pause(s) of {:.0f} ms or more where the flat-out ones' rate "
           "predicts {:.1f} (P = {:.2g}): too few paced writes to tell whether a cache absorbs them (that takes P < 1 % "
-          "with 3 or more expected); taken as in the writer's call, the cautious answer (a longer --budget gives the "
-          "paced phases more time)",
+          "with 3 or more expected); taken as met at a recorder's pace too, the cautious answer (a longer --budget "
+          "gives characterize's paced phases more time)",
           up_to / 1e6, seen, half * 1e3, expected, poisson_cdf(seen, expected)));
     return f;
   }

@@ -41,7 +41,7 @@ struct PauseScan {
   size_t writes = 0;
   bool paced = false;  // writes issued at a pace (idle gaps between them)
   bool merged = false; // consecutive slow writes were merged (more often side by side than by chance)
-  // > 0: more than one write in 10 was slow, one every `rhythm` writes
+  // > 0: more than one write in 10 of a flat-out trace was slow, one every `rhythm` writes
   // (`rhythm_slow` of them): a throttled writer let go a chunk at a time, not
   // pauses; `pauses` is empty and the fit leaves the trace out.
   size_t rhythm = 0, rhythm_slow = 0;
