@@ -3,7 +3,7 @@
 #   nbdkit memory plugin + filters pause, noparallel, delay, rate
 #     -> nbdfuse DIR/nbd/disk (nbdkit runs as its subprocess)
 #     -> a loop device (direct I/O onto the FUSE file, so no second page cache)
-#     -> mkfs + a real filesystem driver (ext4, exfat-fuse, ntfs-3g, vfat, xfs, btrfs) at DIR/mnt
+#     -> mkfs + a real filesystem driver (ext4, ext2, exfat-fuse, ntfs-3g, vfat, xfs, btrfs) at DIR/mnt
 #   with vm.dirty_bytes / vm.dirty_background_bytes set for the rig, and a controller
 #   (rigctl.py) that turns nbdkit's rate-file into a write cache and its pause socket
 #   into stalls. See tests/rig/README.md for the rigs and what they emulate.
@@ -206,12 +206,13 @@ rig_up() {
   fi
   case "$FS" in
     ext4)  kernel_fs ext4 e2fsprogs "$loop" -q -F -E lazy_itable_init=0,lazy_journal_init=0 ;;
+    ext2)  kernel_fs ext2 e2fsprogs "$loop" -q -F -E lazy_itable_init=0 ;;
     exfat) mkfs.exfat "$loop" >/dev/null; mount.exfat-fuse "$loop" "$DIR/mnt" >/dev/null ;;
     ntfs)  mkfs.ntfs -Q -F -q "$loop" 2>/dev/null; ntfs-3g -o big_writes "$loop" "$DIR/mnt" ;;
     vfat)  kernel_fs vfat dosfstools "$loop" -F 32 ;;
     xfs)   kernel_fs xfs xfsprogs "$loop" -q -f ;;
     btrfs) kernel_fs btrfs btrfs-progs "$loop" -q -f ;;
-    *) note "unknown FS=$FS (ext4, exfat, ntfs, vfat, xfs, btrfs)"; false ;;
+    *) note "unknown FS=$FS (ext4, ext2, exfat, ntfs, vfat, xfs, btrfs)"; false ;;
   esac
   chmod 1777 "$DIR/mnt" 2>/dev/null || true
   sync -f "$DIR/mnt"
