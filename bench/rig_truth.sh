@@ -48,7 +48,7 @@ out=$(realpath "$out")
 # Starting brackets (MB/s) only save probes: truth.sh widens a bracket that is wrong.
 bracket() {
   case "$1" in
-    cliff) echo "5 14" ;; stalls) echo "4 16" ;; fuse) echo "3 12" ;; hostcache) echo "6 24" ;; ext2stick) echo "2 10" ;;
+    cliff) echo "5 14" ;; stalls) echo "4 16" ;; fuse) echo "3 12" ;; hostcache) echo "6 24" ;; ext2stick) echo "2 10" ;; slowreq) echo "4 30" ;;
     *) echo "1 32" ;;
   esac
 }

@@ -363,9 +363,20 @@ double HostCache::bandwidth() const { return bw_time_ > 0 ? bw_bytes_ / bw_time_
 void HostCache::count_done(double busy, double bytes) {
   // Averaged over the device's busy time (idle spells leave it as it was),
   // the older requests' weight halving every ~2 s of it.
-  double keep = std::exp(-std::max(0.0, busy) / kBandwidthS);
+  busy = std::max(0.0, busy);
+  double keep;
+  if (busy == keep_busy_[0]) {
+    keep = keep_[0];
+  } else if (busy == keep_busy_[1]) {
+    keep = keep_[1];
+    std::swap(keep_busy_[0], keep_busy_[1]), std::swap(keep_[0], keep_[1]);
+  } else {
+    keep = std::exp(-busy / kBandwidthS);
+    keep_busy_[1] = keep_busy_[0], keep_[1] = keep_[0];
+    keep_busy_[0] = busy, keep_[0] = keep;
+  }
   bw_bytes_ = bw_bytes_ * keep + bytes;
-  bw_time_ = bw_time_ * keep + std::max(0.0, busy);
+  bw_time_ = bw_time_ * keep + busy;
 }
 
 double HostCache::served(double t, double unit) const {

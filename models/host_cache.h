@@ -186,6 +186,11 @@ class HostCache {
   bool pacing_ = false;
   double paced_from_ = 0;       // the writer's pacing clock (Linux's dirty_paused_when)
   double bw_bytes_ = 0, bw_time_ = 0;  // bandwidth estimate: decayed bytes over decayed busy time
+  // count_done's last decays (busy time -> factor): a device kept busy by
+  // pieces of one size ends them a few distinct busy times apart, and exp()
+  // was a sixth of a long recording's CPU. Exact: the same argument gives
+  // the same factor.
+  double keep_busy_[2] = {-1, -1}, keep_[2] = {1, 1};
   double release_unit_ = 0;     // pages leave the dirty count a request at a time (writeback_request_bytes; else whole pieces)
 
   FsLayer& fs_;
