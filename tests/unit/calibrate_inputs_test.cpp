@@ -151,8 +151,8 @@ TEST_CASE("calibrate takes direct from the trace's column and from the header on
     t.meta = {{"sweep", "sustained"}, {"direct", header}};
     double at = 0;
     for (bool d : column) {
-      TraceRecord r{at, at + 0.001, OpKind::Write, "1", 0, 4096};
-      r.direct = d;
+      TraceRecord r;
+      r.start = at, r.end = at + 0.001, r.file = "1", r.bytes = 4096, r.direct = d;
       t.records.push_back(r);
       at += 0.001;
     }

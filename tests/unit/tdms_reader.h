@@ -81,7 +81,10 @@ class Reader {
         for (uint32_t i = 0; i < n; ++i) {
           std::string path = str(p);
           Channel* obj = f.find(path);
-          if (!obj) f.objects.push_back({path}), obj = &f.objects.back();
+          if (!obj) {
+            obj = &f.objects.emplace_back();
+            obj->path = path;
+          }
           uint32_t ri = u32(p);
           p += 4;
           Index& ix = index[path];
