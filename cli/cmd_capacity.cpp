@@ -141,7 +141,7 @@ Handler setup_capacity(CLI::App& sub) {
   sub.add_option("--threads", a->threads, "Threads running seeds (default: every core); results do not depend on it")
       ->check(whole_number_check() & CLI::Range(1, 1024));
   sub.add_option("--probe", a->probes,
-                 "Channel counts at which to report P(>=1 overrun) with its bounds, e.g. --probe 18,32,48")
+                 "Channel counts at which to report P(>=1 overrun) with its bounds, e.g. --probe 18,32,48 (--find channels only)")
       ->delimiter(',');
   sub.add_flag("--json", a->json, "Print JSON instead of a table");
   sub.add_flag("--no-spread", a->no_spread,
@@ -177,6 +177,9 @@ Handler setup_capacity(CLI::App& sub) {
     if (!target) return bad_input(target.message());
     for (uint32_t c : a->probes)
       if (c < 1) return bad_input("--probe channel counts must be 1 or more");
+    if (!a->probes.empty() && *target != CapacityTarget::Channels)
+      return bad_input("--probe takes channel counts, for --find channels only; for P at a rate or a buffer, run "
+                       "`streamdisk simulate` there with --seed 1, 2, ...");
     auto crit = criterion_of(*a);
     if (!crit) return bad_input(crit.message());
     auto profiles = profiles_of(*a);

@@ -55,6 +55,8 @@ expect_bad_input "bad --find" "--find 'speed': use channels, sample-rate or buff
 expect_bad_input "glob matches nothing" "no built-in profile matches 'nvme-\\*'" -- capacity -p 'nvme-*'
 expect_bad_input "unknown profile" "unknown profile" -- capacity -p no-such-stick
 expect_bad_input "zero probe" "--probe channel counts must be 1 or more" -- capacity -p usrp-2974 --probe 0
+expect_bad_input "probe in a rate search" "--probe takes channel counts, for --find channels only" -- \
+  capacity -p usrp-2974 --find sample-rate -c 2 --probe 4000000
 expect_bad_input "bad buffer" "--buffer" -- capacity -p usrp-2974 --buffer lots
 expect_bad_input "level out of range" "--max-overrun-probability '150%'" -- capacity -p usrp-2974 --max-overrun-probability 150%
 expect_bad_input "confidence out of range" "--confidence '0.3'" -- capacity -p usrp-2974 --confidence 0.3
