@@ -293,6 +293,7 @@ void fit_stalls(const Sorted& s, bool in_fs, Calibration& c) {
   for (auto* x : s.buffered)
     if (meta_of(*x, "userspace") == "1") used.push_back(x);
   std::vector<PauseScan> scans;
+  std::vector<const Series*> scanned;  // the traces the pause fit rests on
   std::vector<std::string> left_out, rhythm;
   for (auto* x : used) {
     if (behind_cache(x)) {
@@ -304,7 +305,7 @@ void fit_stalls(const Sorted& s, bool in_fs, Calibration& c) {
       rhythm.push_back(fmt::format("{} ({} of {} writes slow, one every {})", base_name(x->name), p.rhythm_slow,
                                    p.writes, p.rhythm));
     else
-      scans.push_back(std::move(p));
+      scans.push_back(std::move(p)), scanned.push_back(x);
   }
   if (!left_out.empty())
     c.notes.push_back(fmt::format("stalls: {} left out of the pause fit: buffered writes through a kernel filesystem "
@@ -342,7 +343,7 @@ void fit_stalls(const Sorted& s, bool in_fs, Calibration& c) {
     c.notes.push_back(sf.why);
     return;
   }
-  std::string from = names(used);
+  std::string from = names(scanned);
   bool rough = sf.too_few;
   c.stalls_too_few = rough;
   for (size_t k = 0; k < 2; ++k) {

@@ -489,4 +489,14 @@ TEST_CASE("a writer let go a chunk of writeback at a time is a rhythm, not pause
   bool said = false;
   for (const auto& n : c->notes) said |= n.find("buffered.csv (") != std::string::npos && n.find("a rhythm") != std::string::npos;
   CHECK(said);
+  // The pause parameters name the traces they rest on: not the one left out.
+  int named = 0;
+  for (const auto& e : c->params) {
+    if (e.key.find("stall_") == std::string::npos) continue;
+    INFO(e.key << " from " << e.from);
+    CHECK(e.from.find("cache.csv") != std::string::npos);
+    CHECK(e.from.find("buffered.csv") == std::string::npos);
+    ++named;
+  }
+  CHECK(named > 0);
 }
