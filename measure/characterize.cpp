@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <cmath>
 #include <filesystem>
@@ -301,6 +302,11 @@ void drop_estimate(cal::Calibration& c, const std::string& key) {
   std::erase_if(c.params, [&](const cal::Estimate& e) { return e.key == key; });
 }
 
+// Every trace file a run may write (--keep-traces checks them all first).
+constexpr const char* kTraceFiles[] = {"cache.csv",     "blocksize.csv",   "interleaved-one.csv", "interleaved.csv",
+                                       "reads.csv",     "buffered.csv",    "paced-0.3.csv",       "paced-0.5.csv",
+                                       "paced-0.7.csv", "fill.csv"};
+
 // What each phase had planned (seconds), from the budget.
 struct Plan {
   double idle, cache, refill, blocksize_point, interleaved, reads, buffered, paced;
@@ -332,6 +338,14 @@ R run_characterize(const CharacterizeConfig& cfg) {
                                   cfg.keep_traces));
     if (::access(cfg.keep_traces.c_str(), W_OK) != 0)
       return R::error(fmt::format("--keep-traces {}: not writable; pick a directory you may write to", cfg.keep_traces));
+    // The traces have fixed names: never replace a file this run did not
+    // write (an earlier run's traces, or anything else of that name).
+    for (const char* name : kTraceFiles)
+      if (std::string path = cfg.keep_traces + "/" + name; std::filesystem::symlink_status(path, ec).type() !=
+                                                             std::filesystem::file_type::not_found)
+        return R::error(fmt::format("--keep-traces {}: {} exists (an earlier run's traces?) and would be replaced; "
+                                    "give an empty directory or move those files away",
+                                    cfg.keep_traces, path));
   }
 
   // The target, and what its kernel's settings say.
@@ -699,10 +713,16 @@ R run_characterize(const CharacterizeConfig& cfg) {
         "space or stop the other writer, then run again (test files removed, no profile written)",
         rep.target, full_in, format_size(rep.free_bytes), cfg.safe_fill * 100));
 
-  // Keep the traces if asked (each written whole or not at all).
+  // Keep the traces if asked (each written whole or not at all; a file of
+  // that name that appeared meanwhile is left alone, and said).
   for (const auto& pt : traces) {
     if (cfg.keep_traces.empty() || pt.trace.records.empty()) continue;
     std::string path = cfg.keep_traces + "/" + pt.file;
+    assert(std::find(std::begin(kTraceFiles), std::end(kTraceFiles), pt.file) != std::end(kTraceFiles));
+    if (std::error_code ec; std::filesystem::symlink_status(path, ec).type() != std::filesystem::file_type::not_found) {
+      rep.notes.push_back(fmt::format("trace {} not kept: {} appeared during the run and was left as it is", pt.file, path));
+      continue;
+    }
     TraceWriter w;
     if (Status st = w.open(path, pt.trace.meta); !st.ok()) return R::error(st.message());
     for (const auto& r : pt.trace.records) w.write(r);

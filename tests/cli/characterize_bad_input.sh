@@ -21,6 +21,18 @@ expect_bad_input "zero budget" "--budget" -- characterize "$T" --budget 0s
 expect_bad_input "output in a missing directory" "does not exist" -- characterize "$T" -o "$T/no/such/p.toml"
 expect_bad_input "output is a directory" "is a directory" -- characterize "$T" -o "$T"
 expect_bad_input "keep-traces not a directory" "--keep-traces" -- characterize -p sandisk-ultrafit-16g --keep-traces "$T/file"
+# --keep-traces never replaces a file it did not write: an earlier run's trace (or a
+# dangling link of such a name) stops the run before it measures anything.
+mkdir -p "$T/traces" "$T/traces2"
+echo precious >"$T/traces/cache.csv"
+expect_bad_input "keep-traces would replace a file" "cache.csv exists" -- \
+  characterize -p sandisk-ultrafit-16g --budget 1min --keep-traces "$T/traces" -o "$T/p.toml"
+[ "$(cat "$T/traces/cache.csv")" = precious ] || fail "--keep-traces replaced a file it did not write"
+[ "$(ls "$T/traces")" = cache.csv ] || fail "--keep-traces wrote into a directory it refused: $(ls "$T/traces")"
+ln -s "$T/nowhere" "$T/traces2/paced-0.5.csv"
+expect_bad_input "keep-traces would replace a link" "paced-0.5.csv exists" -- \
+  characterize -p sandisk-ultrafit-16g --budget 1min --keep-traces "$T/traces2" -o "$T/p.toml"
+[ ! -e "$T/nowhere" ] || fail "--keep-traces wrote through a link"
 expect_bad_input "unknown profile" "profile" -- characterize -p no-such-profile-xyz
 expect_bad_input "bad recorder buffer" "buffer" -- characterize -p sandisk-ultrafit-16g --buffer -5
 # A (modelled) device too small to characterize below the safe level.
