@@ -309,7 +309,7 @@ constexpr const char* kTraceFiles[] = {"cache.csv",     "blocksize.csv",   "inte
 
 // What each phase had planned (seconds), from the budget.
 struct Plan {
-  double idle, cache, refill, blocksize_point, interleaved, reads, buffered, paced;
+  double idle, cache, refill, blocksize_point, interleaved, reads, buffered, paced, check;
 };
 Plan plan_for(double budget) {
   Plan p;
@@ -321,10 +321,44 @@ Plan plan_for(double budget) {
   p.reads = std::max(1.0, 0.04 * budget);
   p.buffered = 0.12 * budget;
   p.paced = 0.05 * budget;  // + the fsync of what the page cache held: ~0.5 x this
+  p.check = std::clamp(0.05 * budget, 10.0, 60.0);  // the headline held against the target
   return p;
 }
 
 }  // namespace
+
+CharacterizeReport::HeadlineCheck judge_headline_check(const PacedResult& r, double rate, uint64_t buffer_bytes,
+                                                       uint64_t block, double recording_s, bool cancelled) {
+  CharacterizeReport::HeadlineCheck c;
+  c.ran = !r.latencies.empty();
+  c.rate = rate;
+  c.seconds = r.seconds;
+  c.writes = r.latencies.size();
+  c.late = r.late;
+  c.max_lag = r.max_lag;
+  c.room = static_cast<double>(buffer_bytes) - static_cast<double>(block);
+  double waiting = c.max_lag * c.rate;
+  c.fell_behind = c.ran && c.late > 0 && waiting > c.room;
+  if (!c.ran)
+    c.text = cancelled ? "not run (interrupted)" : fmt::format("not run ({})", r.error ? errno_name(r.error) : "no write");
+  else if (c.fell_behind)
+    c.text = fmt::format(
+        "{} writes as the recorder writes them, paced at the headline's {} for {:.0f} s, fell up to {} behind: {} "
+        "waiting, more than the {} the ring holds beside the block being written. The recorder would have "
+        "overrun: the headline is optimistic on this storage, and its highest clean rate is below {}",
+        c.writes, format_rate(c.rate), c.seconds, format_duration(c.max_lag), format_size(waiting), format_size(c.room),
+        format_rate(c.rate));
+  else
+    c.text = fmt::format(
+        "{} writes as the recorder writes them, paced at the headline's {} for {:.0f} s: {}; the ring holds {} beside "
+        "the block being written, so no overrun. A check this short against a {} recording catches gross errors only",
+        c.writes, format_rate(c.rate), c.seconds,
+        c.late ? fmt::format("{} late, at most {} behind ({} waiting)", c.late, format_duration(c.max_lag),
+                             format_size(waiting))
+               : "none late",
+        format_size(c.room), format_duration(recording_s));
+  return c;
+}
 
 R run_characterize(const CharacterizeConfig& cfg) {
   CharacterizeReport rep;
@@ -453,8 +487,9 @@ R run_characterize(const CharacterizeConfig& cfg) {
   auto add_phase = [&](const std::string& name, double t0, double b0, std::string result) {
     rep.phases.push_back({name, t.clock->now() - t0, written - b0, std::move(result)});
   };
+  const double check_s = std::min(plan.check, cfg.recorder.duration_s);
   const double remaining_after_idle = plan.cache + 3 * plan.refill + 6 * plan.blocksize_point + plan.reads +
-                                      2 * plan.interleaved + plan.buffered + 3 * plan.paced;
+                                      2 * plan.interleaved + plan.buffered + 3 * plan.paced + check_s;
 
   // 1. Idle: let a write cache recover before the burst is measured.
   {
@@ -634,7 +669,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
   // share; a third of it kept for their fsyncs and the headline): whether a
   // recorder meets the device's pauses is a count of rare events, and rare
   // pauses (one every 10 s) need a minute or more of paced writes to tell.
-  double paced_s = std::max(plan.paced, (cfg.budget_s - (t.clock->now() - t_start)) / 3 / 1.5);
+  double paced_s = std::max(plan.paced, (cfg.budget_s - check_s - (t.clock->now() - t_start)) / 3 / 1.5);
   for (size_t i = 0; i < 3 && go() && sustained > 0; ++i) {
     double t0 = t.clock->now(), b0 = written;
     PacedSweep s;
@@ -649,7 +684,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
     s.direct = cfg.recorder.direct || !rep.fs.userspace;
     s.file = 500 + i;
     std::string name = fmt::format("paced-{}", fractions[i]);
-    begin_phase(name, paced_s, (2 - static_cast<double>(i)) * paced_s,
+    begin_phase(name, paced_s, (2 - static_cast<double>(i)) * paced_s + check_s,
                 {{"sweep", "paced"},
                  {"direct", s.direct ? "1" : "0"},
                  {"pace_fraction", fmt::format("{}", fractions[i])},
@@ -979,6 +1014,42 @@ R run_characterize(const CharacterizeConfig& cfg) {
           format_rate(rep.headline_bytes_per_s), format_rate(p.rate), format_duration(p.max_lag),
           format_size(waiting), format_size(static_cast<double>(cfg.recorder.buffer_bytes))));
   }
+  // The headline held against the target: writes as the recorder writes
+  // them, paced at the headline's rate. Short next to a recording, so it
+  // catches gross errors only (a clean check is not a proof), but it is the
+  // storage's own answer, not the model's.
+  // What the budget has left (its end flushes what the page cache holds: a
+  // third of it kept for that).
+  const double check_left = std::min(check_s, (cfg.budget_s - (t.clock->now() - t_start)) / 1.5);
+  if (rep.headline_bytes_per_s > 0 && go() && check_left < 5)
+    rep.check.text = "not run: the budget was used up before it (a longer --budget leaves it time)";
+  else if (rep.headline_bytes_per_s > 0 && go()) {
+    double t0 = t.clock->now(), b0 = written;
+    PacedSweep s;
+    s.block = block;
+    s.rate = rep.headline_bytes_per_s;
+    s.seconds = check_left;
+    s.max_bytes = static_cast<uint64_t>(rep.max_bytes);
+    s.direct = cfg.recorder.direct;
+    s.file = 600;
+    begin_phase("check", check_left, 0,
+                {{"sweep", "paced"},
+                 {"direct", s.direct ? "1" : "0"},
+                 {"pace_bytes_per_s", fmt::format("{:.0f}", s.rate)},
+                 {"block_bytes", std::to_string(block)}});
+    SweepEnv env = env_for();
+    PacedResult r = run_paced_write(env, s);
+    if (t.real) t.real->remove_created();
+    auto& c = rep.check;
+    c = judge_headline_check(r, s.rate, cfg.recorder.buffer_bytes, block, cfg.recorder.duration_s, cancelled());
+    add_phase("check", t0, b0, c.fell_behind ? "fell behind: the headline is optimistic here" : c.ran ? "clean" : c.text);
+    if (c.fell_behind) rep.notes.push_back("the headline failed its check on the storage itself: " + c.text);
+    if (!full_in.empty())
+      rep.notes.push_back("the check stopped on a full device (ENOSPC): something else is filling it");
+  }
+  rep.seconds = t.clock->now() - t_start;
+  rep.cancelled = cancelled();
+  if (rep.cancelled) return rep;
   const CandidateStats& at = capr->at_best;
   rep.criterion =
       capr->stalls

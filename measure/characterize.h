@@ -40,6 +40,7 @@
 #include "sim/capacity.h"
 #include "sim/spread.h"
 #include "sim/recorder.h"
+#include "sim/sweeps.h"
 
 namespace sd {
 
@@ -108,6 +109,18 @@ struct CharacterizeReport {
   // when no measured value has a range.
   std::optional<Spread> spread;
   std::string criterion;            // what "clean" means and the overrun probability it rests on
+  // The headline held against the target itself, last: writes as the
+  // recorder writes them (its block, buffered or direct), paced at the
+  // headline's rate for a share of the budget. A writer that falls L s behind
+  // a schedule of R bytes/s has L x R bytes waiting, which the ring must hold
+  // beside the block being written (`room`).
+  struct HeadlineCheck {
+    bool ran = false;
+    double rate = 0, seconds = 0, room = 0, max_lag = 0;
+    uint64_t writes = 0, late = 0;
+    bool fell_behind = false;  // more waiting than the ring holds: the headline is optimistic here
+    std::string text;
+  } check;
   std::vector<std::string> notes;
   std::vector<std::string> traces;  // kept trace files
   bool cancelled = false;
@@ -121,6 +134,13 @@ struct CharacterizeReport {
   // then); < 0 on a model or when /proc is unreadable.
   double cpu_busy_idle = -1;
 };
+
+// The check's verdict from the paced writes at the headline's `rate` (bytes/s)
+// for a recorder with `buffer_bytes` written in `block`s: fell behind when
+// some write was late by more than the ring holds beside the block (max_lag x
+// rate > buffer - block).
+CharacterizeReport::HeadlineCheck judge_headline_check(const PacedResult& r, double rate, uint64_t buffer_bytes,
+                                                       uint64_t block, double recording_s, bool cancelled);
 
 // Errors are bad input (missing or unwritable directory, too little free
 // space, unknown profile, bad recorder): one line naming the problem and fix.

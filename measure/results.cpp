@@ -111,6 +111,7 @@ std::string characterize_text(const CharacterizeReport& r, const std::string& pr
       recorder_text(r.recorder));
   out += fmt::format("  {}\n", r.criterion);
   if (!r.capacity.limited_by.empty()) out += fmt::format("  the next rate up fails by: {}\n", r.capacity.limited_by);
+  if (!r.check.text.empty()) out += fmt::format("  checked on the storage: {}\n", r.check.text);
   if (r.spread && r.capacity.found) {
     double frame = static_cast<double>(r.recorder.stream.frame_bytes());
     ValueText rate = [&](double sample_rate) { return format_rate(sample_rate * frame); };
@@ -172,6 +173,18 @@ nlohmann::json characterize_json(const CharacterizeReport& r, const std::string&
                     r.spread ? nlohmann::json{r.spread->low * static_cast<double>(r.recorder.stream.frame_bytes()),
                                               r.spread->high * static_cast<double>(r.recorder.stream.frame_bytes())}
                              : nlohmann::json(nullptr)},
+                   {"check",
+                    r.check.text.empty()
+                        ? nlohmann::json(nullptr)
+                        : nlohmann::json{{"ran", r.check.ran},
+                                         {"rate_bytes_per_s", r.check.rate},
+                                         {"seconds", r.check.seconds},
+                                         {"writes", r.check.writes},
+                                         {"late", r.check.late},
+                                         {"max_lag_s", r.check.max_lag},
+                                         {"ring_room_bytes", r.check.room},
+                                         {"fell_behind", r.check.fell_behind},
+                                         {"text", r.check.text}}},
                    {"recorder",
                     {{"buffer_bytes", r.recorder.buffer_bytes},
                      {"block_bytes", block_of(r.recorder)},

@@ -113,6 +113,42 @@ TEST_CASE("characterize results: the headline and the profile path", "[results][
   CHECK(contains(text, "device.sustained_mbps"));
 }
 
+TEST_CASE("characterize: the headline's check on the storage", "[results][characterize]") {
+  // 5 MB/s, 1 MiB ring written in 512 KiB blocks: 512 KiB of room beside the block.
+  PacedResult r;
+  r.latencies.assign(100, 0.01);
+  r.seconds = 20;
+  r.late = 3;
+  r.max_lag = 0.3;  // 1.5 MB waiting: more than the room
+  auto bad = judge_headline_check(r, 5e6, 1 << 20, 512 << 10, 60, false);
+  CHECK(bad.ran);
+  CHECK(bad.fell_behind);
+  CHECK(bad.room == 512 << 10);
+  CHECK(contains(bad.text, "the headline is optimistic on this storage"));
+  r.max_lag = 0.1;  // 500 kB waiting: the ring holds it
+  auto ok = judge_headline_check(r, 5e6, 1 << 20, 512 << 10, 60, false);
+  CHECK_FALSE(ok.fell_behind);
+  CHECK(contains(ok.text, "3 late, at most"));
+  CHECK(contains(ok.text, "catches gross errors only"));
+  r.late = 0;
+  r.max_lag = 0;
+  CHECK(contains(judge_headline_check(r, 5e6, 1 << 20, 512 << 10, 60, false).text, "none late"));
+  PacedResult none;
+  auto skipped = judge_headline_check(none, 5e6, 1 << 20, 512 << 10, 60, true);
+  CHECK_FALSE(skipped.ran);
+  CHECK_FALSE(skipped.fell_behind);
+  CHECK(skipped.text == "not run (interrupted)");
+  // Text and JSON carry it.
+  CharacterizeReport rep;
+  rep.capacity.found = true;
+  rep.check = bad;
+  CHECK(contains(characterize_text(rep, ""), "checked on the storage: 100 writes"));
+  nlohmann::json j = characterize_json(rep, "");
+  CHECK(j["headline"]["check"]["fell_behind"] == true);
+  CHECK(j["headline"]["check"]["max_lag_s"] == 0.3);
+  CHECK(characterize_json(CharacterizeReport{}, "")["headline"]["check"].is_null());
+}
+
 TEST_CASE("calibrate results: each parameter with its unit from the table", "[results][calibrate]") {
   cal::Calibration c;
   c.name = "mine";
