@@ -119,6 +119,9 @@ struct CharacterizeReport {
     double rate = 0, seconds = 0, room = 0, max_lag = 0;
     uint64_t writes = 0, late = 0;
     bool fell_behind = false;  // more waiting than the ring holds: the headline is optimistic here
+    // It fell behind, but began with the write cache used up by the
+    // measurement, and the model falls behind there too: no verdict.
+    bool cache_used_up = false;
     std::string text;
   } check;
   std::vector<std::string> notes;

@@ -184,6 +184,7 @@ nlohmann::json characterize_json(const CharacterizeReport& r, const std::string&
                                          {"max_lag_s", r.check.max_lag},
                                          {"ring_room_bytes", r.check.room},
                                          {"fell_behind", r.check.fell_behind},
+                                         {"cache_used_up", r.check.cache_used_up},
                                          {"text", r.check.text}}},
                    {"recorder",
                     {{"buffer_bytes", r.recorder.buffer_bytes},
