@@ -21,7 +21,7 @@ namespace {
 
 struct CharArgs {
   ProfileArgs prof;
-  std::string path, out, budget = "4min", idle, keep_traces, name;
+  std::string path, out, budget = "4min", idle, keep_traces, name, check;
   RecordingArgs rec;
   bool fill = false, json = false, progress = false;
   CapacityCriterion criterion;
@@ -36,6 +36,9 @@ Handler setup_characterize(CLI::App& sub) {
   sub.add_option("-o,--output", a->out, "Write the profile (host + filesystem + device, as measured) here");
   sub.add_option("--budget", a->budget, "Time the measurement plan takes (default 4min; --fill adds to it)");
   sub.add_option("--idle", a->idle, "Quiet time to wait for before the burst (default: 8 % of the budget, 3-30 s)");
+  sub.add_option("--check", a->check,
+                 "How long the last phase holds the headline against the storage (default: a twentieth of the "
+                 "budget, 10 s-1 min; at most the recording's length; 0 skips it; taken from the budget)");
   sub.add_flag("--fill", a->fill, "Also write up to the safe fill level (90 %) to see the fill slowdown (slow)");
   sub.add_option("--keep-traces", a->keep_traces, "Keep every phase's native trace in this directory");
   sub.add_option("--name", a->name, "Name of the profile (default: the -o file's stem)");
@@ -60,7 +63,8 @@ Handler setup_characterize(CLI::App& sub) {
       "of the sustained rate (the pauses a recorder meets), and with --fill a fill sweep; then calibrates and\n"
       "prints what it found and the highest data rate the stated recorder records cleanly, with the range the\n"
       "measurement allows (each fitted value at either end of its 95 % interval, which the profile carries as\n"
-      "its range). Run it on an otherwise idle machine: other programs' CPU use shows as pauses (the output\n"
+      "its range); last it writes as the recorder would at that rate and says whether the ring would have\n"
+      "overrun (--check: a short check catches gross errors, not a rare overrun). Run it on an otherwise idle machine: other programs' CPU use shows as pauses (the output\n"
       "says how busy the machine was, and warns at once when it was busy before the first write). The\n"
       "filesystem is never taken above 90 % full; every test file is removed, also on Ctrl-C. With -p the\n"
       "model stands in for the device, in virtual time: what a real run reads from the kernel (/proc/sys/vm,\n"
@@ -69,6 +73,7 @@ Handler setup_characterize(CLI::App& sub) {
       "Examples:\n"
       "  streamdisk characterize /media/usb -o my-stick.toml\n"
       "  streamdisk characterize /media/usb -o my-stick.toml --budget 10min --keep-traces traces/\n"
+      "  streamdisk characterize /media/usb -o my-stick.toml --budget 8min --check 2min   # a longer check\n"
       "  streamdisk characterize /mnt/ssd -o ssd.toml --buffer 4MiB --block 256KiB -d 10min\n"
       "  streamdisk characterize -p sandisk-ultrafit-16g -o check.toml --budget 2min   # a model, virtual time\n"
       "Then: streamdisk capacity -p my-stick.toml --find sample-rate -c 1 --buffer 4MiB (docs/characterize.md).");
@@ -86,6 +91,16 @@ Handler setup_characterize(CLI::App& sub) {
     auto b = parse_duration(a->budget);
     if (!b || *b <= 0) return bad_input(fmt::format("--budget '{}': give a duration such as 4min or 300s", a->budget));
     cfg.budget_s = *b;
+    if (!a->check.empty()) {
+      auto c = parse_duration(a->check);
+      if (!c || *c < 0)
+        return bad_input(fmt::format("--check '{}': give a duration such as 1min, or 0 to skip the check", a->check));
+      if (*c > cfg.budget_s / 2)
+        return bad_input(fmt::format("--check {} is more than half the {} budget: give a longer --budget (at least {}) "
+                                     "or a shorter --check",
+                                     a->check, a->budget, format_duration(2 * *c)));
+      cfg.check_s = *c;
+    }
     if (!a->idle.empty()) {
       auto i = parse_duration(a->idle);
       if (!i || *i <= 0) return bad_input(fmt::format("--idle '{}': give a duration such as 30s", a->idle));

@@ -487,7 +487,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
   auto add_phase = [&](const std::string& name, double t0, double b0, std::string result) {
     rep.phases.push_back({name, t.clock->now() - t0, written - b0, std::move(result)});
   };
-  const double check_s = std::min(plan.check, cfg.recorder.duration_s);
+  const double check_s = std::min(cfg.check_s >= 0 ? cfg.check_s : plan.check, cfg.recorder.duration_s);
   const double remaining_after_idle = plan.cache + 3 * plan.refill + 6 * plan.blocksize_point + plan.reads +
                                       2 * plan.interleaved + plan.buffered + 3 * plan.paced + check_s;
 
@@ -1021,7 +1021,9 @@ R run_characterize(const CharacterizeConfig& cfg) {
   // What the budget has left (its end flushes what the page cache holds: a
   // third of it kept for that).
   const double check_left = std::min(check_s, (cfg.budget_s - (t.clock->now() - t_start)) / 1.5);
-  if (rep.headline_bytes_per_s > 0 && go() && check_left < 5)
+  if (check_s <= 0)
+    rep.check.text = "not run (--check 0)";
+  else if (rep.headline_bytes_per_s > 0 && go() && check_left < 5)
     rep.check.text = "not run: the budget was used up before it (a longer --budget leaves it time)";
   else if (rep.headline_bytes_per_s > 0 && go()) {
     double t0 = t.clock->now(), b0 = written;

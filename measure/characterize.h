@@ -60,6 +60,7 @@ struct CharacterizeConfig {
   bool fill = false;                // also run a fill sweep up to safe_fill
   double safe_fill = 0.90;          // never fill the filesystem above this fraction
   double idle_s = 0;                // quiet time to wait for first (0: from the budget)
+  double check_s = -1;              // the headline's check (< 0: from the budget; 0: none)
   std::string keep_traces;          // directory to keep the traces in ("" none)
   std::string name = "characterized";
   RecorderConfig recorder;          // the headline's recorder (its sample rate is searched)

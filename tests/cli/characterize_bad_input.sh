@@ -18,6 +18,8 @@ expect_bad_input "no target" "give either a directory" -- characterize -o "$T/p.
 expect_bad_input "both targets" "give either a directory" -- characterize "$T" -p sandisk-ultrafit-16g
 expect_bad_input "bad budget" "--budget" -- characterize "$T" --budget soon
 expect_bad_input "zero budget" "--budget" -- characterize "$T" --budget 0s
+expect_bad_input "bad check" "--check 'soon'" -- characterize "$T" --check soon
+expect_bad_input "check over half the budget" "more than half the 4min budget" -- characterize "$T" --check 3min
 expect_bad_input "output in a missing directory" "does not exist" -- characterize "$T" -o "$T/no/such/p.toml"
 expect_bad_input "output is a directory" "is a directory" -- characterize "$T" -o "$T"
 expect_bad_input "keep-traces not a directory" "--keep-traces" -- characterize -p sandisk-ultrafit-16g --keep-traces "$T/file"

@@ -19,6 +19,16 @@ rate=$(jq -r '.headline.check.rate_bytes_per_s' <<<"$j") head=$(jq -r '.headline
 secs=$(jq -r '.headline.check.seconds' <<<"$j")
 awk -v s="$secs" 'BEGIN { exit !(s >= 10 && s <= 13) }' || fail "the check took $secs s (a twentieth of 4 min: 12 s)"
 
+# --check sets its length (from the budget); 0 skips it.
+j=$("$STREAMDISK" characterize -p rpi4-buster+ext4+sandisk-ultrafit-16g --check 30s --json 2>/dev/null) || fail "--check 30s failed"
+secs=$(jq -r '.headline.check.seconds' <<<"$j")
+awk -v s="$secs" 'BEGIN { exit !(s >= 29 && s <= 31) }' || fail "--check 30s ran $secs s"
+[ "$(jq -r '.seconds' <<<"$j" | cut -d. -f1)" -le 240 ] || fail "--check 30s went over the 4 min budget: $(jq -r .seconds <<<"$j") s"
+j=$("$STREAMDISK" characterize -p rpi4-buster+ext4+sandisk-ultrafit-16g --check 0 --json 2>/dev/null) || fail "--check 0 failed"
+[ "$(jq -r '.headline.check.ran' <<<"$j")" = false ] || fail "--check 0 still checked"
+[ "$(jq -r '.headline.check.text' <<<"$j")" = "not run (--check 0)" ] || fail "--check 0: $(jq -c .headline.check <<<"$j")"
+[ "$(jq '[.phases[] | select(.name == "check")] | length' <<<"$j")" = 0 ] || fail "--check 0 left a check phase"
+
 j=$("$STREAMDISK" characterize -p rpi4-buster+ext4+sandisk-ultrafit-16g --set device.burst_bytes=300MB \
       --set device.burst_mbps=60 --set device.recover_mbps=0.5 --set host.dirty_limit_bytes=0 -d 20s --json 2>/dev/null) \
   || fail "characterize (cache) failed"
