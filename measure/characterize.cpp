@@ -660,11 +660,9 @@ R run_characterize(const CharacterizeConfig& cfg) {
   uint64_t block = cfg.recorder.block_bytes ? cfg.recorder.block_bytes : cfg.recorder.buffer_bytes / 2;
   block = std::max<uint64_t>(4096, block / 4096 * 4096);
   const double fractions[] = {0.3, 0.5, 0.7};
-  struct PacedSeen {
-    double rate, max_lag;
-    uint64_t late;
-  };
-  std::vector<PacedSeen> paced;  // for the headline's cross-check
+  // For the headline's cross-check: each phase written as the recorder
+  // writes, judged as the headline's own check is (judge_headline_check).
+  std::vector<CharacterizeReport::HeadlineCheck> paced;
   // The paced phases take what the budget has left (at least their planned
   // share; a third of it kept for their fsyncs and the headline): whether a
   // recorder meets the device's pauses is a count of rare events, and rare
@@ -699,7 +697,8 @@ R run_characterize(const CharacterizeConfig& cfg) {
                           format_size(static_cast<double>(block)), format_duration(p99), format_duration(mx), r.late,
                           r.latencies.size(),
                           r.late ? fmt::format(", up to {} behind", format_duration(r.max_lag)) : ""));
-    if (s.direct == cfg.recorder.direct) paced.push_back({s.rate, r.max_lag, r.late});  // written as the recorder writes
+    if (s.direct == cfg.recorder.direct)  // written as the recorder writes
+      paced.push_back(judge_headline_check(r, s.rate, cfg.recorder.buffer_bytes, block, cfg.recorder.duration_s, false));
   }
 
   // 7. Fill (only when asked): up to the safe level.
@@ -1006,13 +1005,12 @@ R run_characterize(const CharacterizeConfig& cfg) {
   // behind a schedule of R bytes/s had L x R bytes waiting, which a recorder's
   // ring must hold (less the block being written).
   for (const auto& p : paced) {
-    double waiting = p.max_lag * p.rate, room = static_cast<double>(cfg.recorder.buffer_bytes) - static_cast<double>(block);
-    if (p.late && waiting > room && rep.headline_bytes_per_s >= p.rate)
+    if (p.fell_behind && rep.headline_bytes_per_s >= p.rate)
       rep.notes.push_back(fmt::format(
           "the headline ({}) may be optimistic: writes paced at {} fell up to {} behind, {} waiting, more than the "
           "recorder's {} buffer holds; the model does not reproduce that (see docs/characterize.md, limitations)",
           format_rate(rep.headline_bytes_per_s), format_rate(p.rate), format_duration(p.max_lag),
-          format_size(waiting), format_size(static_cast<double>(cfg.recorder.buffer_bytes))));
+          format_size(p.max_lag * p.rate), format_size(static_cast<double>(cfg.recorder.buffer_bytes))));
   }
   // The headline held against the target: writes as the recorder writes
   // them, paced at the headline's rate. Short next to a recording, so it
