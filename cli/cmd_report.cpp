@@ -1,4 +1,6 @@
 // streamdisk report IN.json... -o report.html [--svg DIR]
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -10,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "models/cleanup.h"
 #include "models/output_file.h"
 #include "models/input.h"
 #include "report/report.h"
@@ -32,6 +35,22 @@ Result<ReportInput> load(const std::string& path) {
   return ReportInput{path == "-" ? "stdin" : path, std::move(j)};
 }
 
+// A plot's id as a file name: its ids come from the inputs' keys (the
+// generic layout names a plot after the JSON key it draws), so a key with
+// '/', "..", a newline or 300 characters must not become a path.
+std::string file_stem(const std::string& id) {
+  std::string s;
+  for (char c : id) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+    if (!ok) c = '-';
+    if (c == '-' && !s.empty() && s.back() == '-') continue;
+    if (c == '.' && !s.empty() && s.back() == '.') continue;  // no ".." anywhere
+    s += c;
+    if (s.size() >= 60) break;
+  }
+  return s.empty() ? "plot" : s;
+}
+
 int run(const ReportArgs& a) {
   if (a.out.empty() && a.svg_dir.empty())
     return bad_input("report needs -o FILE.html and/or --svg DIR (see `streamdisk report --help`)");
@@ -46,25 +65,58 @@ int run(const ReportArgs& a) {
   }
   auto sections = build_sections(inputs);
   if (!sections) return bad_input(sections.message());
+  // The plots' names are the report's own: a file of such a name is never
+  // replaced (an earlier report's plots, or anything else); the run stops
+  // before it writes. Each plot is written whole (OutputFile), and if a later
+  // one or the page fails, or Ctrl-C comes, the plots already in place go
+  // again (models/cleanup.h): all or nothing.
+  std::vector<std::string> placed;
+  struct Undo {
+    std::vector<std::string>& placed;
+    bool done = false;
+    ~Undo() {
+      for (const auto& p : placed) {
+        if (!done) ::unlink(p.c_str());
+        cleanup::unregister_path(p);
+      }
+    }
+  } undo{placed};
+  if (!a.svg_dir.empty()) {
+    std::vector<std::pair<std::string, const Plot*>> plots;
+    for (const auto& s : *sections)
+      for (const auto& b : s.blocks)
+        if (b.plot)
+          plots.emplace_back(fmt::format("{}/{:02}-{}.svg", a.svg_dir, plots.size() + 1, file_stem(b.plot->id)),
+                             &*b.plot);
+    std::error_code ec;
+    for (const auto& [file, plot] : plots)
+      if (std::filesystem::symlink_status(file, ec).type() != std::filesystem::file_type::not_found)
+        return bad_input(fmt::format("--svg {}: {} exists (an earlier report's plots?) and would be replaced; give an "
+                                     "empty or new directory, or move those files away",
+                                     a.svg_dir, file));
+    std::filesystem::create_directories(a.svg_dir, ec);
+    if (ec || !std::filesystem::is_directory(a.svg_dir, ec))
+      return bad_input(fmt::format("--svg: cannot create directory '{}': {}", a.svg_dir,
+                                   ec ? ec.message() : "a file of that name is in the way"));
+    for (const auto& [file, plot] : plots) {
+      std::string svg = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + render_svg(*plot);
+      OutputFile f;
+      if (Status st = f.open(file, {"--svg", "plots", false, a.inputs}); !st.ok()) return bad_input(st.message());
+      std::fwrite(svg.data(), 1, svg.size(), f.stream());
+      cleanup::register_path(file);  // Ctrl-C from here on removes it
+      if (Status st = f.commit(); !st.ok()) {
+        cleanup::unregister_path(file);  // not put in place: nothing of ours there
+        return failure(st.message());
+      }
+      placed.push_back(file);
+    }
+  }
   if (html.is_open()) {
     std::string text = render_html(a.title, *sections);
     std::fwrite(text.data(), 1, text.size(), html.stream());
     if (Status st = html.commit(); !st.ok()) return failure(st.message());
   }
-  if (!a.svg_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(a.svg_dir, ec);
-    if (ec) return bad_input(fmt::format("--svg: cannot create directory '{}': {}", a.svg_dir, ec.message()));
-    int n = 0;
-    for (const auto& s : *sections)
-      for (const auto& b : s.blocks) {
-        if (!b.plot) continue;
-        std::string file = fmt::format("{}/{:02}-{}.svg", a.svg_dir, ++n, b.plot->id);
-        std::string svg = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + render_svg(*b.plot);
-        if (auto st = write_output_file(file, svg, {"--svg", "plots", false, a.inputs}); !st.ok())
-          return bad_input(st.message());
-      }
-  }
+  undo.done = true;
   return kExitOk;
 }
 
@@ -82,7 +134,9 @@ Handler setup_report(CLI::App& sub) {
   sub.add_option("-o,--output", a->out,
                  "Write one self-contained HTML page here (inline SVG, no network); written whole or not at all, "
                  "never over an input (docs/formats.md \"Output files\")");
-  sub.add_option("--svg", a->svg_dir, "Also (or only) write each plot as an SVG file in this directory");
+  sub.add_option("--svg", a->svg_dir,
+                 "Also (or only) write each plot as an SVG file in this directory, NN-NAME.svg (an existing file "
+                 "of such a name stops the run: it is never replaced)");
   sub.add_option("--title", a->title, "Page title (default: streamdisk report)");
   sub.footer(
       "Examples:\n"

@@ -76,5 +76,29 @@ expect_bad_input "output dir missing" "-o .*r.html: directory .* does not exist"
 touch "$tmp/afile"
 expect_bad_input "svg dir is a file" "--svg: cannot create directory" -- report "$tmp/show.json" --svg "$tmp/afile/sub"
 [ ! -e "$tmp/x.html" ] && [ -z "$(find "$tmp" -name '*.part')" ] || fail "a failed report left a file behind"
+# --svg names a plot's file after the input's key: a key is never a path (a key
+# "/../../x" wrote x.svg outside DIR through a directory named like a plot's prefix,
+# "a\nb" made a file name with a newline). A name that exists is never replaced, and a
+# refused run writes nothing: no plot, and not the page either.
+python3 - "$tmp/keys.json" <<'PY'
+import json, sys
+rows = [{"block_bytes": 4096, "write_mbps": 10}, {"block_bytes": 8192, "write_mbps": 20}]
+json.dump({"format": "streamdisk-measure", "format_version": 1, "/../../escaped": rows, "a\nb": rows},
+          open(sys.argv[1], "w"))
+PY
+mkdir -p "$tmp/keys/svg/01-"
+"$STREAMDISK" report "$tmp/keys.json" --svg "$tmp/keys/svg" >/dev/null || fail "report of hostile keys failed"
+[ ! -e "$tmp/keys/escaped.svg" ] || fail "--svg wrote outside its directory: $tmp/keys/escaped.svg"
+[ "$(find "$tmp/keys/svg" -type f -name '*.svg' | wc -l)" -eq 2 ] || fail "--svg: files $(find "$tmp/keys" | tr '\n' ' ')"
+[ -z "$(find "$tmp/keys" -name $'*\n*')" ] || fail "--svg made a file name with a newline"
+mkdir "$tmp/again"; echo precious >"$tmp/again/02-sustained-timeline.svg"
+expect_bad_input "--svg over an existing plot" "02-sustained-timeline.svg exists" -- \
+  report "$tmp/show.json" -o "$tmp/again.html" --svg "$tmp/again"
+[ "$(cat "$tmp/again/02-sustained-timeline.svg")" = precious ] || fail "--svg replaced a file it did not write"
+[ "$(ls "$tmp/again")" = 02-sustained-timeline.svg ] || fail "a refused --svg wrote plots: $(ls "$tmp/again")"
+[ ! -e "$tmp/again.html" ] || fail "a refused --svg still wrote the page"
+expect_bad_input "--svg dir is a file, with -o" "--svg: cannot create directory" -- \
+  report "$tmp/show.json" -o "$tmp/y.html" --svg "$tmp/afile/sub"
+[ ! -e "$tmp/y.html" ] || fail "report wrote the page although --svg failed"
 "$STREAMDISK" report --help | grep -q "streamdisk-replay" || fail "--help does not list the kinds"
 finish
