@@ -148,7 +148,8 @@ int run(const ReplayArgs& a) {
     ReplayRun run = replay_ops(*ops, *dev, clock, opt);
     if (run.cancelled) {
       out.abandon();
-      dev.reset();  // removes the replay's files
+      dev->remove_created();  // also with --keep: an interrupted replay's files are partial
+      dev.reset();
       fmt::print(stderr, "\nstreamdisk: interrupted: the replay's files were removed\n");
       return cleanup::exit_status();
     }
@@ -182,7 +183,7 @@ Handler setup_replay(CLI::App& sub) {
                  "ops are issued from one thread in time order");
   sub.add_flag("--keep", a->keep,
                "With --target: keep the files written, DIR/replay-PID-N.dat (default: remove them; "
-               "existing files are never touched)");
+               "existing files are never touched; an interrupted replay's are removed all the same)");
   sub.add_option("--time-scale", a->time_scale, "Multiply recorded times by this (0.5: twice as fast; default 1)")
       ->check(decimal_check());
   sub.add_flag("--as-fast-as-possible", a->afap, "Ignore recorded times: issue each thread's ops back to back");

@@ -69,6 +69,10 @@ case_ "record --split" "$d" "$d/rec_002.raw" \
   record "$d" -c 2 -r 48k -b 16 -f raw -d 60s --split 128KiB
 case_ "replay --target (2000 files)" "$d" "$d/replay-*-2000.dat" \
   replay "$tmp/many.csv" --target "$d" --trace-out "$d/t.csv"
+# --keep keeps a finished replay's files; an interrupted one's are partial and go
+# (they stayed, while the message said they were removed).
+case_ "replay --target --keep" "$d" "$d/replay-*-2000.dat" \
+  replay "$tmp/many.csv" --target "$d" --keep
 case_ "calibrate -o" "$d" "$d/.p.toml.*.tmp" \
   calibrate "$tmp/fifo" -o "$d/p.toml"
 case_ "report -o" "$d" "$d/.r.html.*.tmp" \
