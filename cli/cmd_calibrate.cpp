@@ -63,6 +63,7 @@ Handler setup_calibrate(CLI::App& sub) {
                                &a->opt.fio_json, &a->opt.tables})
         rules.inputs.insert(rules.inputs.end(), list->begin(), list->end());
       rules.inputs.push_back(a->opt.base);
+      for (const auto& f : profile_files(a->opt.base)) rules.inputs.push_back(f);  // "ext4+mine.toml"
       if (Status st = out.open(a->out, rules); !st.ok()) return bad_input(st.message());
     }
     auto c = cal::calibrate(a->opt);

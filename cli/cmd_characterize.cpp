@@ -134,7 +134,8 @@ Handler setup_characterize(CLI::App& sub) {
     // The profile's path is checked (and its temporary file made) before minutes of work.
     OutputFile out;
     if (!a->out.empty())
-      if (Status st = out.open(a->out, OutputRules{"-o", "my-stick.toml", false, {}}); !st.ok())
+      if (Status st = out.open(a->out, OutputRules{"-o", "my-stick.toml", false, profile_files(a->prof.profile)});
+          !st.ok())
         return bad_input(st.message());
     auto r = run_characterize(cfg);
     progress->done();

@@ -112,6 +112,7 @@ Result<MeasureConfig> to_config(const MeasureArgs& a) {
   c.until_steady = a.until_steady;
   c.window = a.window;
   c.trace_path = a.trace;
+  c.trace_inputs = profile_files(a.prof.profile);
   if (a.trace == "-" && a.json) return R::error("--trace - and --json both want stdout: write the trace to a file");
   return c;
 }

@@ -81,6 +81,7 @@ Handler setup_mount(CLI::App& sub) {
     opt.backing = a->backing;
     opt.discard = a->discard;
     opt.trace_path = a->trace;
+    opt.trace_inputs = profile_files(a->prof.profile);
     opt.status_line = !a->quiet;
     opt.debug = a->debug;
     opt.realtime = a->realtime;

@@ -134,7 +134,10 @@ int run(const ReplayArgs& a) {
       meta["profile"] = "path " + a.target, meta["seed"] = std::to_string(seed);
     else
       TraceModel::of(profiles[0].name, sets, models[0]).write(meta);
-    auto st = out.open(a.trace_out, meta, {"--trace-out", "replay.csv", true, {a.trace}});
+    OutputRules rules{"--trace-out", "replay.csv", true, {a.trace}};
+    for (const auto& spec : a.profiles)
+      for (const auto& f : profile_files(spec)) rules.inputs.push_back(f);
+    auto st = out.open(a.trace_out, meta, rules);
     if (!st.ok()) return bad_input(st.message());
   }
   std::vector<ReplayResult> rows;

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "fusefs/mount.h"
+#include "models/output_file.h"
 
 namespace sd::fusefs {
 namespace {
@@ -143,6 +144,10 @@ Status check_mount(MountOptions& opt) {
     if (inside(t, mp))
       return Status::error(fmt::format("trace {} would be written inside the mount point: write it elsewhere",
                                        opt.trace_path));
+    // The output-file rules (a directory, a block device, the profile itself...)
+    // now, as bad input: the mount opens the trace again after these checks.
+    OutputFile probe;
+    if (Status st = probe.open(opt.trace_path, {"--trace", "trace.csv", true, opt.trace_inputs}); !st.ok()) return st;
   }
   return {};
 }

@@ -49,7 +49,7 @@ Status Fs::open_trace() {
   tm.write(meta);
   meta["source"] = "streamdisk mount";
   for (size_t i = 0; i < opt_.faults.size(); ++i) meta[fmt::format("fault{}", i + 1)] = opt_.faults[i].text;
-  return trace_.open(opt_.trace_path, meta);
+  return trace_.open(opt_.trace_path, meta, {"--trace", "trace.csv", true, opt_.trace_inputs});
 }
 
 Status Fs::shutdown() {

@@ -28,6 +28,7 @@ struct MountOptions {
   std::vector<std::string> profile_sets;  // the --sets `profile` was made with (for the trace header)
   ModelOptions model;    // seed, prefill_bytes, capacity_bytes
   std::string trace_path;  // "" = no trace
+  std::vector<std::string> trace_inputs;  // files the trace must not be (the profile's TOML files)
   bool status_line = true;  // a status line on stderr once a second
   bool debug = false;       // libfuse debug output
   // FUSE workers at SCHED_FIFO priority 1: on a loaded machine they pick up

@@ -338,7 +338,7 @@ R run_measure(const MeasureConfig& in) {
   env.cancel = c.cancel ? c.cancel : (target.real ? cleanup::cancel_flag() : nullptr);
   TraceWriter trace;
   if (!c.trace_path.empty())
-    if (Status st = trace.open(c.trace_path, trace_meta(c, target, out)); !st.ok()) return st;
+    if (Status st = trace.open(c.trace_path, trace_meta(c, target, out), {"--trace", "trace.csv", true, c.trace_inputs}); !st.ok()) return st;
   std::vector<cal::IoOp> writes;  // the block-size sweep's writes, for its cliff check
   env.trace = [&](const TraceRecord& r) {
     if (c.sweep == SweepKind::BlockSize && r.op == OpKind::Write && r.bytes > 0)

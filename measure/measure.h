@@ -39,6 +39,7 @@ struct MeasureConfig {
   bool until_steady = false;      // sustained
   double window = 0.5;            // sustained: rate window (s)
   std::string trace_path;         // native trace CSV ("" none, "-" stdout)
+  std::vector<std::string> trace_inputs;  // files the trace must not be (the profile's TOML files)
   std::string command_line;       // recorded in the trace header
   std::function<void(const SweepProgress&)> progress;
   const std::atomic<bool>* cancel = nullptr;

@@ -103,6 +103,16 @@ same "report -o its input" "$tmp/in/show.json" -- report "$tmp/in/show.json" -o 
 same "replay --trace-out its input" "$tmp/in/trace.csv" -- replay "$tmp/in/trace.csv" -p $P --trace-out "$tmp/in/trace.csv"
 same "simulate --trace its profile" "$tmp/in/dev.toml" -- simulate -p "$tmp/in/dev.toml" -c 1 -r 8k -b 16 -d 1s --trace "$tmp/in/dev.toml"
 same "calibrate -o its --base" "$tmp/in/dev.toml" -- calibrate "$tmp/in/sweep.csv" --base "$tmp/in/dev.toml" -o "$tmp/in/dev.toml"
+# A profile is an input also as one part of a composed spec, and for every command
+# that takes one (each of these replaced the TOML file with its output).
+same "calibrate -o a part of its --base" "$tmp/in/dev.toml" -- \
+  calibrate "$tmp/in/sweep.csv" --base "ext4+$tmp/in/dev.toml" -o "$tmp/in/dev.toml"
+same "measure --trace its profile" "$tmp/in/dev.toml" -- \
+  measure --profile "$tmp/in/dev.toml" --sweep blocksize --blocks 64k --size 256k --trace "$tmp/in/dev.toml"
+same "characterize -o its profile" "$tmp/in/dev.toml" -- \
+  characterize -p "ext4+$tmp/in/dev.toml" --budget 1min -o "$tmp/in/dev.toml"
+same "replay --trace-out its profile" "$tmp/in/dev.toml" -- \
+  replay "$tmp/in/j.iolog" -p "$tmp/in/dev.toml" --trace-out "$tmp/in/dev.toml"
 
 # Issue 11: `record DIR -f wav --trace DIR/rec.wav` overwrote the recording with its trace.
 rm -rf "$tmp/rec"/*

@@ -25,6 +25,20 @@ expect_bad_input "bad overhead credit" "--overhead-credit" -- mount "${P[@]}" --
 expect_bad_input "prefill without capacity" "--prefill needs a capacity" -- \
   mount "${P[@]}" --set device.capacity_bytes=0 --discard --prefill 50% "$MNT"
 expect_bad_input "trace directory missing" "cannot write the trace" -- mount "${P[@]}" --discard --trace "$WORK/no/t.csv" "$MNT"
+# The trace by the output-file rules, before anything is mounted: a directory was
+# exit 1, and the profile's own TOML file was replaced by the trace at unmount.
+# (Within 20 s: a mount that starts after all is ended by the timeout's SIGTERM.)
+printf '#!/bin/sh\nexec timeout 20 "%s" "$@"\n' "$STREAMDISK" >"$WORK/sd-timeout"
+chmod +x "$WORK/sd-timeout"
+mkdir -p "$WORK/tdir"
+STREAMDISK=$WORK/sd-timeout expect_bad_input "trace is a directory" "--trace .*tdir is a directory" -- \
+  mount "${P[@]}" --discard --trace "$WORK/tdir" "$MNT"
+printf 'format_version = 1\nlayer = "device"\nname = "mine"\n[params]\nsustained_mbps = 100\n' >"$WORK/dev.toml"
+sum=$(md5sum <"$WORK/dev.toml")
+STREAMDISK=$WORK/sd-timeout expect_bad_input "trace is the profile" "--trace .*dev.toml is also an input" -- \
+  mount -p "ext4+$WORK/dev.toml" --discard --trace "$WORK/dev.toml" "$MNT"
+[ "$(md5sum <"$WORK/dev.toml")" = "$sum" ] || fail "mount --trace replaced its profile"
+[ -z "$(ls -A "$WORK/tdir")" ] && [ -z "$(find "$WORK" -name '*.tmp')" ] || fail "a refused mount left files"
 STREAMDISK_FUSE_DEVICE=$WORK/no-fuse expect_bad_input "no /dev/fuse" "cannot use .*no-fuse.*modprobe fuse" -- \
   mount "${P[@]}" --discard "$MNT"
 # No fusermount3 on PATH: a PATH with only the tools lib.sh needs.
