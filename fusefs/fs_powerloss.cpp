@@ -151,11 +151,20 @@ void Fs::apply_power_loss() {
   std::string root = proc_path(inodes_.root()->fd);
   std::error_code ec;
   std::vector<std::pair<fs::path, const SurvivingFile*>> found;
+  // The model knows files by inode number, which names a file only on one
+  // filesystem: another one mounted inside the backing directory is not
+  // entered (its files, the user's, may have the same numbers).
+  struct stat root_st {};
+  if (stat(root.c_str(), &root_st) != 0) return;
   for (fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
        !ec && it != end; it.increment(ec)) {
-    if (!it->is_regular_file(ec) || it->is_symlink(ec)) continue;
     struct stat st {};
     if (lstat(it->path().c_str(), &st) != 0) continue;
+    if (st.st_dev != root_st.st_dev) {
+      if (S_ISDIR(st.st_mode)) it.disable_recursion_pending();
+      continue;
+    }
+    if (!S_ISREG(st.st_mode)) continue;
     if (const SurvivingFile* sf = img.find(static_cast<FileId>(st.st_ino))) found.emplace_back(it->path(), sf);
   }
   for (const auto& [path, sf] : found) {
