@@ -132,11 +132,15 @@ Handler setup_characterize(CLI::App& sub) {
       fmt::print(stderr, "streamdisk: warning: {}\n", w);
     };
     // The profile's path is checked (and its temporary file made) before minutes of work.
+    // Not the profile it measures with, nor one of the traces it keeps.
     OutputFile out;
-    if (!a->out.empty())
-      if (Status st = out.open(a->out, OutputRules{"-o", "my-stick.toml", false, profile_files(a->prof.profile)});
-          !st.ok())
+    if (!a->out.empty()) {
+      std::vector<std::string> inputs = profile_files(a->prof.profile);
+      if (!a->keep_traces.empty())
+        for (auto& t : characterize_trace_paths(a->keep_traces)) inputs.push_back(t);
+      if (Status st = out.open(a->out, OutputRules{"-o", "my-stick.toml", false, inputs}); !st.ok())
         return bad_input(st.message());
+    }
     auto r = run_characterize(cfg);
     progress->done();
     if (!r) return bad_input(r.message());

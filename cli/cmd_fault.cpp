@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -14,23 +13,23 @@
 #include "fusefs/mount.h"
 #include "models/fault.h"
 #include "models/input.h"
+#include "models/mountinfo.h"
 
 namespace sd::cli {
 namespace {
 
 // Whether `dir` is where a `streamdisk mount` is mounted (fstype
-// fuse.streamdisk in /proc/self/mounts): the attribute is never set anywhere else.
+// fuse.streamdisk in /proc/self/mountinfo): the attribute is never set anywhere else.
 bool is_streamdisk_mount(const std::string& dir) {
   std::error_code ec;
   auto real = std::filesystem::canonical(dir, ec);
   if (ec) return false;
-  std::ifstream in("/proc/self/mounts");
+  std::ifstream in("/proc/self/mountinfo");
   std::string line;
   while (std::getline(in, line)) {
-    std::istringstream f(line);
-    std::string dev, where, type;
-    f >> dev >> where >> type;
-    if (where == real.string() && type == "fuse.streamdisk") return true;
+    std::string where, type, source;
+    if (parse_mountinfo_line(line, where, type, source) && where == real.string() && type == "fuse.streamdisk")
+      return true;
   }
   return false;
 }

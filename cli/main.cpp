@@ -11,6 +11,7 @@
 #include "cli/version.h"
 #include "models/input.h"
 #include "models/params.h"
+#include "models/profile.h"
 #include "models/units.h"
 
 namespace sd::cli {
@@ -55,7 +56,9 @@ void add_profile_options(CLI::App& sub, ProfileArgs& a, bool required) {
 }
 
 std::vector<std::string> profile_files(const std::string& spec) {
-  std::vector<std::string> files;
+  // Every file the profile reads: its parts and the files a composite file names.
+  if (auto p = load_profile_unfinished(spec)) return p->files;
+  std::vector<std::string> files;  // it does not load: the parts that exist, at least
   size_t start = 0;
   while (start <= spec.size()) {
     size_t plus = spec.find('+', start);

@@ -9,11 +9,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "fusefs/mount.h"
+#include "models/mountinfo.h"
 #include "models/output_file.h"
 
 namespace sd::fusefs {
@@ -38,28 +38,12 @@ bool on_path(const std::string& prog) {
   return false;
 }
 
-// Unescapes mountinfo's octal escapes ("\040" for a space).
-std::string unescape(const std::string& s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 3 < s.size()) {
-      out += static_cast<char>(std::stoi(s.substr(i + 1, 3), nullptr, 8));
-      i += 3;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
-
 bool is_mount_point(const std::string& path) {
   std::ifstream in("/proc/self/mountinfo");
   std::string line;
   while (std::getline(in, line)) {
-    std::istringstream ls(line);
-    std::string id, parent, devno, root, mp;
-    ls >> id >> parent >> devno >> root >> mp;
-    if (unescape(mp) == path) return true;
+    std::string mp, type, source;
+    if (parse_mountinfo_line(line, mp, type, source) && mp == path) return true;
   }
   struct stat a {}, b {};
   return stat(path.c_str(), &a) == 0 && stat((path + "/..").c_str(), &b) == 0 && a.st_dev != b.st_dev;

@@ -307,6 +307,16 @@ constexpr const char* kTraceFiles[] = {"cache.csv",     "blocksize.csv",   "inte
                                        "reads.csv",     "buffered.csv",    "paced-0.3.csv",       "paced-0.5.csv",
                                        "paced-0.7.csv", "fill.csv"};
 
+}  // namespace
+
+std::vector<std::string> characterize_trace_paths(const std::string& dir) {
+  std::vector<std::string> v;
+  for (const char* name : kTraceFiles) v.push_back(dir + "/" + name);
+  return v;
+}
+
+namespace {
+
 // What each phase had planned (seconds), from the budget.
 struct Plan {
   double idle, cache, refill, blocksize_point, interleaved, reads, buffered, paced, check;
@@ -374,9 +384,8 @@ R run_characterize(const CharacterizeConfig& cfg) {
       return R::error(fmt::format("--keep-traces {}: not writable; pick a directory you may write to", cfg.keep_traces));
     // The traces have fixed names: never replace a file this run did not
     // write (an earlier run's traces, or anything else of that name).
-    for (const char* name : kTraceFiles)
-      if (std::string path = cfg.keep_traces + "/" + name; std::filesystem::symlink_status(path, ec).type() !=
-                                                             std::filesystem::file_type::not_found)
+    for (const std::string& path : characterize_trace_paths(cfg.keep_traces))
+      if (std::filesystem::symlink_status(path, ec).type() != std::filesystem::file_type::not_found)
         return R::error(fmt::format("--keep-traces {}: {} exists (an earlier run's traces?) and would be replaced; "
                                     "give an empty directory or move those files away",
                                     cfg.keep_traces, path));

@@ -149,6 +149,8 @@ CharacterizeReport::HeadlineCheck judge_headline_check(const PacedResult& r, dou
 // Errors are bad input (missing or unwritable directory, too little free
 // space, unknown profile, bad recorder): one line naming the problem and fix.
 Result<CharacterizeReport> run_characterize(const CharacterizeConfig& cfg);
+// The trace files a run with --keep-traces DIR may write there (DIR/cache.csv, ...).
+std::vector<std::string> characterize_trace_paths(const std::string& dir);
 
 // The upper end of a 95 % interval on P(>=1 overrun) after `clean` of `n` runs
 // were clean (Clopper-Pearson; 0 of n failed -> 1 - 0.05^(1/n)).

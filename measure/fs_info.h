@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "calibrate/driver_io.h"
+#include "models/mountinfo.h"
 
 namespace sd {
 
@@ -44,10 +45,6 @@ bool is_fuse_fstype(std::string_view fstype);
 // device's page cache (userspace drivers' devices included); false for ext4
 // (also mounted as "ext3"), which builds its own requests without the mark.
 bool marks_background_writeback(std::string_view fstype);
-// One /proc/self/mountinfo line -> mount point, fstype, source (unescaped).
-// Returns false for a malformed line.
-bool parse_mountinfo_line(std::string_view line, std::string& mount_point, std::string& fstype, std::string& source,
-                          std::string* super_options = nullptr);
 // The first number in a file (a /proc or /sys setting), or `dflt` when it
 // cannot be read.
 double read_number(const std::string& path, double dflt);

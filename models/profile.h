@@ -34,6 +34,9 @@ class Profile {
   std::string name;     // the spec as given, or the composite's name
   std::string summary;
   std::string source;   // a composite's own notes
+  // Every profile file it was read from: the spec's file parts and the files
+  // a composite file names for its layers (a command's output must be none of them).
+  std::vector<std::string> files;
 
   bool has(Layer l) const { return layers_[static_cast<int>(l)].has_value(); }
   const LayerProfile* layer(Layer l) const;

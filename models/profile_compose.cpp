@@ -40,7 +40,9 @@ Result<Profile> load_part(std::string_view part, int depth) {
                                                                                "built-in name (`streamdisk profiles`)"));
     auto text = read_input(path.string(), "profile file", kProfileLimits);
     if (!text) return text.status();
-    return parse_text_at(*text, path.string(), path.parent_path(), depth);
+    auto p = parse_text_at(*text, path.string(), path.parent_path(), depth);
+    if (p) p->files.insert(p->files.begin(), path.string());
+    return p;
   }
   std::vector<std::string> names;
   for (const auto& b : builtins()) names.push_back(b.name);
@@ -62,6 +64,7 @@ Result<Profile> load_profile_unfinished(std::string_view spec) {
       return Result<Profile>::error(fmt::format("profile '{}' has an empty part between '+' signs", spec));
     auto p = profile_detail::load_part(part, 0);
     if (!p) return p.status();
+    out.files.insert(out.files.end(), p->files.begin(), p->files.end());
     ++parts;
     int layers_here = 0;
     for (Layer l : kLayers) layers_here += p->has(l);

@@ -172,6 +172,7 @@ Result<Profile> parse_table(const toml::table& t, std::string_view origin, const
         ref = (base_dir / ref).string();
       auto sub = load_part(ref, depth + 1);
       if (!sub) return Result<Profile>::error(fmt::format("{}: {}: {}", origin, layer_name(l), sub.message()));
+      p.files.insert(p.files.end(), sub->files.begin(), sub->files.end());
       const LayerProfile* lp = sub->layer(l);
       if (!lp)
         return Result<Profile>::error(fmt::format("{}: {} = \"{}\" is not a {} profile", origin, layer_name(l), *s,

@@ -35,6 +35,12 @@ ln -s "$T/nowhere" "$T/traces2/paced-0.5.csv"
 expect_bad_input "keep-traces would replace a link" "paced-0.5.csv exists" -- \
   characterize -p sandisk-ultrafit-16g --budget 1min --keep-traces "$T/traces2" -o "$T/p.toml"
 [ ! -e "$T/nowhere" ] || fail "--keep-traces wrote through a link"
+# The profile is never one of the traces the same run keeps (it replaced the run's
+# own cache.csv at the end).
+mkdir -p "$T/traces3"
+expect_bad_input "-o is one of the kept traces" "cache.csv" -- \
+  characterize -p sandisk-ultrafit-16g --budget 1min --keep-traces "$T/traces3" -o "$T/traces3/cache.csv"
+[ -z "$(ls "$T/traces3")" ] || fail "characterize wrote into --keep-traces before refusing -o: $(ls "$T/traces3")"
 expect_bad_input "unknown profile" "profile" -- characterize -p no-such-profile-xyz
 expect_bad_input "bad recorder buffer" "buffer" -- characterize -p sandisk-ultrafit-16g --buffer -5
 # A (modelled) device too small to characterize below the safe level.

@@ -113,6 +113,17 @@ same "characterize -o its profile" "$tmp/in/dev.toml" -- \
   characterize -p "ext4+$tmp/in/dev.toml" --budget 1min -o "$tmp/in/dev.toml"
 same "replay --trace-out its profile" "$tmp/in/dev.toml" -- \
   replay "$tmp/in/j.iolog" -p "$tmp/in/dev.toml" --trace-out "$tmp/in/dev.toml"
+# ... and as a file a composite profile file names for one of its layers.
+cat >"$tmp/in/comp.toml" <<'TOML'
+format_version = 1
+name = "comp"
+filesystem = "ext4"
+device = "dev.toml"
+TOML
+same "simulate --trace a file its composite names" "$tmp/in/dev.toml" -- \
+  simulate -p "$tmp/in/comp.toml" -c 1 -r 8k -b 16 -d 1s --trace "$tmp/in/dev.toml"
+same "characterize -o a file its composite names" "$tmp/in/dev.toml" -- \
+  characterize -p "$tmp/in/comp.toml" --budget 1min -o "$tmp/in/dev.toml"
 
 # Issue 11: `record DIR -f wav --trace DIR/rec.wav` overwrote the recording with its trace.
 rm -rf "$tmp/rec"/*

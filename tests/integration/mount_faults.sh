@@ -7,7 +7,8 @@
 #     writer's own timing of that write, and not in the next ones;
 #   - a pulled device (gone) fails every later call, and the mount still
 #     unmounts cleanly;
-#   - bad specs: one line, exit 2, at mount time and at run time.
+#   - bad specs: one line, exit 2, at mount time and at run time;
+#   - `fault` on a mount point whose name has a space.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/mount_lib.bash"
 
@@ -115,4 +116,15 @@ except OSError as e: print(e.strerror)" "$MNT/x.txt")
 "$STREAMDISK" fault "$MNT" 'erofs:create,file=late.*' >/dev/null || fail "streamdisk fault after a refused setxattr: exit $?"
 { echo x >"$MNT/late.txt"; } 2>/dev/null && fail "the fault added after a refused setxattr did not fire"
 stop_mount
+
+# A mount point with a space in its name (/proc/self/mountinfo writes it as
+# \040): `fault` finds the mount (it answered "not a running streamdisk mount").
+rm -rf "${BACK:?}"/*
+MNT="$WORK/my stick"
+mkdir -p "$MNT"
+start_mount -p samsung-960evo-250g --backing "$BACK"
+"$STREAMDISK" fault "$MNT" 'eio:create,file=sp.*' >/dev/null || fail "streamdisk fault on a mount point with a space: exit $?"
+{ echo x >"$MNT/sp.txt"; } 2>/dev/null && fail "the fault on a mount point with a space did not fire"
+stop_mount
+is_mounted "$MNT" && fail "the mount point with a space is still mounted after stop"
 finish

@@ -4,7 +4,8 @@
 # the trap) is cleaned up by the next one (sweep_stale_mounts).
 # Whether something is mounted on $1 (also a dead FUSE mount, where
 # `mountpoint` fails with "Transport endpoint is not connected").
-is_mounted() { awk -v m="$1" '$2 == m { f = 1 } END { exit !f }' /proc/self/mounts; }
+# (/proc/self/mounts writes a space in a path as \040, a tab as \011)
+is_mounted() { awk -v m="$1" 'BEGIN { gsub(/ /, "\\040", m); gsub(/\t/, "\\011", m) } $2 == m { f = 1 } END { exit !f }' /proc/self/mounts; }
 # proc_start PID: the process's start time (/proc/PID/stat field 22), empty
 # when it is gone; with the PID it names one process even after PID reuse.
 proc_start() {
@@ -25,6 +26,7 @@ sweep_stale_mounts() {
   local root=${1:-$SD_MOUNT_TEST_ROOT} mnt type dir pid start stale=() m
   while read -r _ mnt type _; do
     [ "$type" = fuse.streamdisk ] || continue
+    mnt=$(printf '%b' "$mnt")  # the table's \040 (a space) and \011 (a tab)
     case $mnt in "$root"/sd-mount-test.*/*) ;; *) continue ;; esac
     dir=${mnt#"$root"/}; dir=$root/${dir%%/*}
     read -r pid start 2>/dev/null <"$dir/owner" || continue

@@ -101,7 +101,8 @@ dirty_release() {  # DIR
 state_set() { echo "$1=$2" >>"$DIR/rig.env"; }
 state_get() { sed -n "s/^$1=//p" "$DIR/rig.env" 2>/dev/null | tail -1; }
 # Whether something is mounted on $1 (also a dead FUSE mount, where `mountpoint` fails).
-is_mounted() { awk -v m="$1" '$2 == m { f = 1 } END { exit !f }' /proc/self/mounts; }
+# (/proc/self/mounts writes a space in a path as \040, a tab as \011)
+is_mounted() { awk -v m="$1" 'BEGIN { gsub(/ /, "\\040", m); gsub(/\t/, "\\011", m) } $2 == m { f = 1 } END { exit !f }' /proc/self/mounts; }
 pid_alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
 # A kernel filesystem made on LOOP and mounted at DIR/mnt: kernel_fs FS PACKAGE LOOP [mkfs
 # options...], where PACKAGE is the Debian package with mkfs.FS (run.sh installs it).

@@ -7,7 +7,11 @@ It plays the parts of a device that nbdkit's filters cannot play on their own:
                 CACHE_BYTES the rate filter runs at BURST_MBPS, else at RATE_MBPS.
                 After IDLE_S seconds with no write completed and none in flight
                 (/sys/block/LOOP/stat fields 7 and 9) the cache drains at RECOVER_MBPS
-                (recovery), so a later burst is fast again.
+                (recovery), so a later burst is fast again. FILL_CAP=1 caps the fill at
+                CACHE_BYTES, as a real SLC cache's is (writes past a full cache go to
+                the slow media and owe the cache nothing); the default 0 keeps counting
+                (a long write then owes recovery for every byte past the cache: the
+                rigs' truths up to session 20 were measured so).
   stalls        PAUSE_MODE=time: every PAUSE_EVERY seconds (uniform +-PAUSE_JITTER
                 fraction) the pause filter holds requests for PAUSE_LEN seconds
                 (+-PAUSE_LEN_JITTER fraction).
@@ -51,6 +55,7 @@ class Rig:
         self.cache_bytes = float(e.get('CACHE_BYTES', '0') or 0)
         self.recover = float(e.get('RECOVER_MBPS', '0') or 0) * 1e6
         self.idle_s = float(e.get('IDLE_S', '0.5'))
+        self.fill_cap = e.get('FILL_CAP', '0') not in ('', '0')
         self.pause_mode = e.get('PAUSE_MODE', 'none')
         self.pause_every = float(e.get('PAUSE_EVERY', '0') or 0)
         self.pause_jitter = float(e.get('PAUSE_JITTER', '0') or 0)
@@ -121,6 +126,8 @@ class Rig:
                 last_write_t = now
             if has_cache:
                 fill += dw
+                if self.fill_cap:
+                    fill = min(fill, self.cache_bytes)
                 if now - last_write_t >= self.idle_s:
                     fill = max(0.0, fill - self.recover * dt)
                 self.set_rate(self.burst_rate if fill < self.cache_bytes else self.rate)
