@@ -101,7 +101,7 @@ int run(const ReportArgs& a) {
     for (const auto& [file, plot] : plots) {
       std::string svg = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + render_svg(*plot);
       OutputFile f;
-      if (Status st = f.open(file, {"--svg", "plots", false, a.inputs}); !st.ok()) return bad_input(st.message());
+      if (Status st = f.open(file, {"--svg", "plots", false, a.inputs, true}); !st.ok()) return bad_input(st.message());
       std::fwrite(svg.data(), 1, svg.size(), f.stream());
       cleanup::register_path(file);  // Ctrl-C from here on removes it
       if (Status st = f.commit(); !st.ok()) {

@@ -762,14 +762,26 @@ R run_characterize(const CharacterizeConfig& cfg) {
     if (cfg.keep_traces.empty() || pt.trace.records.empty()) continue;
     std::string path = cfg.keep_traces + "/" + pt.file;
     assert(std::find(std::begin(kTraceFiles), std::end(kTraceFiles), pt.file) != std::end(kTraceFiles));
-    if (std::error_code ec; std::filesystem::symlink_status(path, ec).type() != std::filesystem::file_type::not_found) {
+    auto appeared = [&] {
       rep.notes.push_back(fmt::format("trace {} not kept: {} appeared during the run and was left as it is", pt.file, path));
+    };
+    if (std::error_code ec; std::filesystem::symlink_status(path, ec).type() != std::filesystem::file_type::not_found) {
+      appeared();
       continue;
     }
     TraceWriter w;
-    if (Status st = w.open(path, pt.trace.meta); !st.ok()) return R::error(st.message());
+    if (Status st = w.open(path, pt.trace.meta, {"--keep-traces", "traces", false, {}, true}); !st.ok())
+      return R::error(st.message());
     for (const auto& r : pt.trace.records) w.write(r);
-    if (Status st = w.close(); !st.ok()) return R::error(st.message());
+    if (Status st = w.close(); !st.ok()) {
+      // Put in place only if the name is still free: one that appeared
+      // between the check above and here is the user's, and stays.
+      if (std::error_code ec; std::filesystem::symlink_status(path, ec).type() != std::filesystem::file_type::not_found) {
+        appeared();
+        continue;
+      }
+      return R::error(st.message());
+    }
     rep.traces.push_back(path);
   }
 

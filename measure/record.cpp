@@ -90,7 +90,7 @@ Status write_sidecar(const std::string& path, const RecorderConfig& c, const Rec
       files, c.format == FormatKind::Raw ? "interleaved" : "one file per channel", c.stream.channels,
       c.stream.sample_rate, c.stream.sample_bits, stored, c.stream.is_float ? "float" : "signed integer",
       rep.result.frames_written);
-  return write_output_file(path, text, {"the sidecar", "rec.json", false, {}});
+  return write_output_file(path, text, {"the sidecar", "rec.json", false, {}, true});
 }
 
 bool exists(const std::string& p) {

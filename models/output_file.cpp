@@ -77,6 +77,7 @@ OutputFile& OutputFile::operator=(OutputFile&& o) noexcept {
   if (this != &o) {
     abandon();
     f_ = o.f_, path_ = std::move(o.path_), target_ = std::move(o.target_), temp_ = std::move(o.temp_);
+    never_replace_ = o.never_replace_;
     o.f_ = nullptr, o.temp_.clear();
   }
   return *this;
@@ -86,6 +87,7 @@ Status OutputFile::open(const std::string& path, const OutputRules& rules) {
   abandon();
   path_ = path;
   target_.clear();
+  never_replace_ = false;
   const std::string& opt = rules.option;
   if (path.empty()) return Status::error(fmt::format("{}: give a file name", opt));
   if (path == "-" && rules.dash_is_stdout) {
@@ -115,6 +117,9 @@ Status OutputFile::open(const std::string& path, const OutputRules& rules) {
   if (exists && S_ISDIR(st.st_mode))
     return Status::error(fmt::format("{} {} is a directory: give a file name such as {}/{}", opt, path,
                                      path.back() == '/' ? path.substr(0, path.size() - 1) : path, rules.example));
+  struct stat lst{};
+  if (rules.never_replace && (exists || ::lstat(path.c_str(), &lst) == 0))
+    return Status::error(fmt::format("{} {} exists and would be replaced: give another name or remove it", opt, path));
   if (exists && S_ISBLK(st.st_mode))
     return Status::error(fmt::format("{} {} is a block device: refusing to write over a disk; give a file name", opt,
                                      path));
@@ -164,8 +169,25 @@ Status OutputFile::open(const std::string& path, const OutputRules& rules) {
     return Status::error(fmt::format("cannot write {} {}: {}", opt, path, std::strerror(errno)));
   }
   target_ = real;
+  never_replace_ = rules.never_replace;
   return {};
 }
+
+namespace {
+
+// Moves `from` to `to` only if `to` does not exist (atomically: a file that
+// appears there meanwhile is never replaced). EEXIST if it does.
+int rename_noreplace(const std::string& from, const std::string& to) {
+  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return 0;
+  if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP) return errno;
+  // A filesystem without RENAME_NOREPLACE (some FUSE drivers): link() fails
+  // with EEXIST on an existing name just as atomically.
+  if (::link(from.c_str(), to.c_str()) != 0) return errno;
+  ::unlink(from.c_str());
+  return 0;
+}
+
+}  // namespace
 
 Status OutputFile::commit() {
   if (!f_) return {};
@@ -185,7 +207,17 @@ Status OutputFile::commit() {
   f_ = nullptr;
   if (rc != 0) return failed(errno);
   if (temp_.empty()) return {};  // written directly
-  if (std::rename(temp_.c_str(), target_.c_str()) != 0) return failed(errno);
+  if (never_replace_) {
+    if (int e = rename_noreplace(temp_, target_); e != 0) {
+      abandon();
+      return Status::error(e == EEXIST ? fmt::format("{} appeared while this command ran and was kept; this "
+                                                     "command's output was not written: give another name",
+                                                     path_)
+                                       : fmt::format("writing {} failed: {}", path_, std::strerror(e)));
+    }
+  } else if (std::rename(temp_.c_str(), target_.c_str()) != 0) {
+    return failed(errno);
+  }
   cleanup::unregister_path(temp_);
   temp_.clear();
   int dfd = ::open(dir_of(target_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -15,6 +15,8 @@
 //                           that is the same file as one of the command's
 //                           inputs (same device and inode, or same directory
 //                           and name for files not yet created)
+//   never_replace           an existing path is refused, and one that appears
+//                           before commit() is kept (commit fails, EEXIST)
 //
 // Partial output never stays: the temporary file is registered with
 // models/cleanup.h (SIGINT/SIGTERM remove it) and removed by abandon() and
@@ -34,6 +36,12 @@ struct OutputRules {
   std::string example = "out.csv";  // a file name for the "is a directory" message
   bool dash_is_stdout = false;     // "-" means standard output
   std::vector<std::string> inputs;  // files the output must not be (existing or to be created)
+  // A file the command creates and never replaces (a recording's sidecar, a
+  // report's plot, a kept trace): an existing path is refused by open(), and
+  // commit() moves the temporary file into place only if the path is still
+  // free (renameat2 RENAME_NOREPLACE, or link + unlink where the filesystem
+  // has no such rename), so a file that appears while the command runs stays.
+  bool never_replace = false;
 };
 
 class OutputFile {
@@ -62,6 +70,7 @@ class OutputFile {
   std::string path_;    // as given, for messages
   std::string target_;  // the file replaced on commit (symlinks resolved); "" if written directly
   std::string temp_;    // the temporary file, while open
+  bool never_replace_ = false;
 };
 
 // open(), one write of `text`, commit().

@@ -108,3 +108,37 @@ TEST_CASE("a character device is written directly and never replaced", "[output]
   CHECK(S_ISCHR(after.st_mode));
   CHECK(tmp.entries() == 2);
 }
+
+TEST_CASE("never_replace: an existing file is refused, one that appears before commit stays", "[output]") {
+  TempDir tmp;
+  OutputRules keep{"--svg", "plots", false, {}, true};
+  std::string p = tmp.path + "/01-plot.svg";
+  std::ofstream(p) << "mine";
+  OutputFile out;
+  Status st = out.open(p, keep);
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.message().find("exists") != std::string::npos);
+  CHECK(file_text(p) == "mine");
+  fs::create_symlink("nowhere.svg", tmp.path + "/dangling.svg");  // a dangling link is a name in use too
+  CHECK_FALSE(out.open(tmp.path + "/dangling.svg", keep).ok());
+  CHECK_FALSE(fs::exists(tmp.path + "/nowhere.svg"));
+
+  // The race: the name is free at open() and taken before commit().
+  std::string q = tmp.path + "/02-plot.svg";
+  REQUIRE(out.open(q, keep).ok());
+  std::fputs("ours", out.stream());
+  std::ofstream(q) << "theirs";
+  st = out.commit();
+  CHECK_FALSE(st.ok());
+  CHECK(st.message().find("was kept") != std::string::npos);
+  CHECK(file_text(q) == "theirs");
+  CHECK(tmp.entries() == 3);  // 01-plot.svg, dangling.svg, 02-plot.svg: no temporary file left
+
+  // Still free at commit: put in place.
+  std::string r = tmp.path + "/03-plot.svg";
+  REQUIRE(out.open(r, keep).ok());
+  std::fputs("ours", out.stream());
+  REQUIRE(out.commit().ok());
+  CHECK(file_text(r) == "ours");
+  CHECK(tmp.entries() == 4);
+}
