@@ -36,6 +36,7 @@ constexpr double kMinPauseS = 1e-3;   // below this no buffer notices
 constexpr size_t kLevelShiftRun = 16;  // consecutive slow writes: a new rate, not a pause
 constexpr size_t kRhythm = 10;         // more than one write in this many slow: a rhythm, not pauses
 constexpr size_t kTooFew = 5;
+constexpr double kMinAkaikeWeight = 0.05;  // an arrival law less likely than this is dropped
 // A two-population mixture of durations needs this many (3+ in each population):
 // a short jitter-like group and a few long pauses must not become one wide
 // log-normal whose tail invents multi-second stalls.
@@ -262,11 +263,27 @@ void fit_arrivals(StallPopulation& pop, const std::vector<double>& n, const std:
     pop.interval_mb = 1 / a / 1e6, pop.interval_band = pop.interval_mb * 1.96 / std::sqrt(std::max(na, 1.0));
     pop.period_ms = 1e3 / b, pop.period_band = pop.period_ms * 1.96 / std::sqrt(std::max(nb, 1.0));
     pop.arrivals = "both per byte and per unit of time";
-  } else if (aic_t < aic_b) {
-    pop.period_ms = ST / N * 1e3, pop.period_band = pop.period_ms * rel;
-    pop.arrivals = "per unit of time";
   } else {
-    by_bytes();
+    // One law or the other, each as likely as its Akaike weight. Where the
+    // traces cannot tell them apart (close AIC), both stay in the model in
+    // those proportions: they agree at the traces' rates and differ only in
+    // the extrapolation to a recorder's lower rate, which must not hang on a
+    // difference of a fraction of a point (Burnham & Anderson's model
+    // averaging). A law under kMinAkaikeWeight is dropped.
+    double wb = 1 / (1 + std::exp((aic_b - aic_t) / 2)), wt = 1 - wb;
+    if (wt < kMinAkaikeWeight) {
+      by_bytes();
+    } else if (wb < kMinAkaikeWeight) {
+      pop.period_ms = ST / N * 1e3, pop.period_band = pop.period_ms * rel;
+      pop.arrivals = "per unit of time";
+    } else {
+      double na = wb * N, nb = wt * N;
+      pop.interval_mb = SB / na / 1e6, pop.interval_band = pop.interval_mb * 1.96 / std::sqrt(std::max(na, 1.0));
+      pop.period_ms = ST / nb * 1e3, pop.period_band = pop.period_ms * 1.96 / std::sqrt(std::max(nb, 1.0));
+      pop.arrivals = fmt::format("per byte written ({:.0f} %) and per unit of time ({:.0f} %), the traces' evidence "
+                                 "for each (Akaike weights): they cannot tell which",
+                                 wb * 100, wt * 100);
+    }
   }
   notes.push_back(fmt::format("{}: arrivals {} ({}; traces at {:.3g}..{:.3g} MB/s)", who, pop.arrivals, scores,
                               rmin / 1e6, rmax / 1e6));

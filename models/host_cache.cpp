@@ -144,7 +144,10 @@ bool HostCache::next_chunk(double& start, FileId& file) const {
   if (draining_ || background_ <= 0 || queued_bytes_ >= background_) {
     file = pass ? pass_file_ : queued_.front().file;
     double ready = pass ? oldest_ready(*pass) : queued_.front().ready;
-    start = slot_time(unit, std::max(ready, draining_ && background_ > 0 ? drain_from_ : 0.0));
+    // Over the background level the flusher starts when the level was
+    // reached, not back when its oldest page was dirtied.
+    double from = background_ <= 0 ? 0.0 : draining_ ? drain_from_ : over_bg_since_;
+    start = slot_time(unit, std::max(ready, from));
     return true;
   }
   auto due_of = [&](const FileQueue& fq) { return std::max(tick(fq.since + expire_), oldest_ready(fq)); };
@@ -490,6 +493,8 @@ void HostCache::add_dirty(FileId file, uint64_t offset, uint64_t bytes, double n
     queued_.push_back({file, offset, bytes, ready, true});
     fq.ids.push_back(base_ + queued_.size() - 1);
   }
+  if (background_ > 0 && queued_bytes_ < background_ && queued_bytes_ + b >= background_)
+    over_bg_since_ = now + (ready - now) * std::min(1.0, (background_ - queued_bytes_) / b);  // copied page by page
   queued_bytes_ += b;
 }
 

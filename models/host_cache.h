@@ -200,6 +200,9 @@ class HostCache {
   double first_commit_ = -1;    // delay of the first transaction's commit (< 0: journal_s_)
   bool draining_ = false;  // fsync: everything goes down now (from drain_from_ on)
   double drain_from_ = 0;
+  // When the dirty data last reached the background level (the flusher is
+  // woken then, not when the oldest of it was dirtied).
+  double over_bg_since_ = 0;
   // When writeback may start its next chunk and from which file (false if
   // nothing is dirty). Over the background level (or without one) and when
   // draining: the file with the oldest dirty data, as soon as it is dirty and

@@ -61,7 +61,7 @@ const ParamSpec kTable[] = {
      "Dirty data the page cache holds before background writeback starts (Linux: vm.dirty_background_bytes "
      "or _ratio); below it data waits up to dirty_expire_ms, then goes down in writeback chunks. "
      "0 = writeback starts as soon as the device is free."},
-    {Layer::Host, "dirty_pacing", Unit::Count, 0.0, 0, 1,
+    {Layer::Host, "dirty_pacing", Unit::Count, 1.0, 0, 1,
      "1 = a writer above the freerun ceiling (halfway between dirty_background_bytes and "
      "dirty_limit_bytes) is paced as Linux's balance_dirty_pages paces it: at writeback's own bandwidth "
      "times 1 + ((setpoint - dirty) / (limit - setpoint))^3, twice it at the ceiling, zero at the limit. "

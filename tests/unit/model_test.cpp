@@ -343,12 +343,37 @@ TEST_CASE("host: with a background level the writer is held from halfway between
   // of Linux's pauses (here ~0.1-0.14 s, an eighth of the time the device
   // needs for 16 MB) sleeps in whole ones: each wait may grow by up to one.
   double with_bg = worst_wait_in_pauses(
-      "dirty_limit_bytes = 16e6\ndirty_background_bytes = 8e6\nmemory_mbps = 1000\nwriteback_chunk_bytes = 1e6");
+      "dirty_limit_bytes = 16e6\ndirty_background_bytes = 8e6\nmemory_mbps = 1000\nwriteback_chunk_bytes = 1e6\n"
+      "dirty_pacing = 0");
   double without = worst_wait_in_pauses("dirty_limit_bytes = 16e6\nmemory_mbps = 1000\nwriteback_chunk_bytes = 1e6");
   INFO("longest wait: with a background level " << with_bg << " s, without " << without << " s");
   CHECK(with_bg > 1.15);
   CHECK(with_bg < 1.7);
   CHECK(without < 0.65);
+}
+
+TEST_CASE("host: over the background level the flusher starts when the level is reached", "[model][host]") {
+  // A slow writer (1 MB every 0.5 s) into a 16 MB limit over an 8 MB
+  // background level, 4 MB writeback chunks, a 20 MB/s device: the level is
+  // reached by the eighth write (3.5 s); Linux wakes the flusher then, and
+  // nothing is written before. The device's work then happens now, where a
+  // pause or a journal commit meets the writer, not back when the oldest page
+  // was dirtied (the model did that until session 19: the device wrote each
+  // megabyte "at" its dirtying time, idle in the past, and a slow writer never
+  // met a device pause through a commit).
+  Profile p = make("sustained_mbps = 20", "",
+                   "dirty_limit_bytes = 16e6\ndirty_background_bytes = 8e6\nmemory_mbps = 1000\n"
+                   "writeback_chunk_bytes = 4e6");
+  ModelDevice d(p);
+  d.submit({OpKind::Create, 1}, 0);
+  for (uint64_t i = 0; i < 7; ++i) REQUIRE(d.submit({OpKind::Write, 1, i * 1000000, 1000000}, i * 0.5).error == 0);
+  CHECK(d.state(3.4).device_free_at == 0);  // 7 MB dirty: nothing written yet
+  REQUIRE(d.submit({OpKind::Write, 1, 7000000, 1000000}, 3.5).error == 0);
+  ModelState s = d.state(3.6);
+  INFO("device busy until " << s.device_free_at << " s, dirty " << s.dirty_bytes / 1e6 << " MB at 3.6 s");
+  // One 4 MB chunk from 3.501 s at 20 MB/s: the device is busy until ~3.7 s.
+  CHECK(s.device_free_at == Approx(3.701).margin(0.01));
+  CHECK(d.state(3.75).dirty_bytes == Approx(4e6).margin(1));  // the chunk written; 4 MB still dirty
 }
 
 TEST_CASE("host: with dirty_pacing a writer over the freerun ceiling is paced, not held for whole chunks",
@@ -409,10 +434,11 @@ TEST_CASE("host: held at the ceiling, a writer goes on as requests end, in whole
   // request by request: a flat-out writer (1 MB calls) held at the ceiling of
   // a 16 MB limit / 8 MB background cache over a 20 MB/s device, writeback in
   // 4 MB chunks, waits for one 1 MB request (0.05 s), not a whole chunk (0.2 s).
+  // The ceiling as a wall (dirty_pacing = 0; the default paces the writer).
   auto longest_call = [](const std::string& request) {
     Profile p = make("sustained_mbps = 20", "",
                      "dirty_limit_bytes = 16e6\ndirty_background_bytes = 8e6\nmemory_mbps = 1000\n"
-                     "writeback_chunk_bytes = 4e6\n" + request);
+                     "dirty_pacing = 0\nwriteback_chunk_bytes = 4e6\n" + request);
     ModelDevice d(p);
     d.submit({OpKind::Create, 1}, 0);
     double t = 0, worst = 0, t_mid = 0;
@@ -440,7 +466,7 @@ TEST_CASE("host: held at the ceiling, a writer goes on as requests end, in whole
   // pause is a whole number of them (plus the 1 ms copy).
   Profile p = make("sustained_mbps = 20\nstall_period_ms = 8000\nstall_duration_ms = 2000", "",
                    "dirty_limit_bytes = 32e6\ndirty_background_bytes = 16e6\nmemory_mbps = 1000\n"
-                   "writeback_chunk_bytes = 1e6\nwriteback_request_bytes = 250000");
+                   "dirty_pacing = 0\nwriteback_chunk_bytes = 1e6\nwriteback_request_bytes = 250000");
   ModelDevice d(p, ModelOptions{7});
   d.submit({OpKind::Create, 1}, 0);
   double now = 0;
@@ -467,7 +493,7 @@ TEST_CASE("host: held at the ceiling, a writer goes on as requests end, in whole
   // the rest of the pause (about 1.6 s; with the piece's requests ending
   // evenly over its time, pause included, it went on after 1.0 s).
   double waited = worst_wait_in_pauses("dirty_limit_bytes = 16e6\ndirty_background_bytes = 8e6\nmemory_mbps = 1000\n"
-                                       "writeback_chunk_bytes = 4e6\nwriteback_request_bytes = 1e6");
+                                       "dirty_pacing = 0\nwriteback_chunk_bytes = 4e6\nwriteback_request_bytes = 1e6");
   INFO("longest wait in a pause, 4 MB pieces of 1 MB requests: " << waited << " s");
   CHECK(waited > 1.2);
   CHECK(waited < 2.2);

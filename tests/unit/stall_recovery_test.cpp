@@ -500,3 +500,50 @@ TEST_CASE("a writer let go a chunk of writeback at a time is a rhythm, not pause
   }
   CHECK(named > 0);
 }
+
+TEST_CASE("arrivals the traces cannot tell apart keep both laws, weighted by their evidence", "[calibrate][stalls]") {
+  // Three traces of 60 s at 20, 10 and 5 MB/s. Counts proportional to the
+  // bytes (16, 8, 4) say per byte, equal counts (8, 8, 8) per unit of time;
+  // (6, 4, 3) lies between, where the two laws' AIC differ by 0.15.
+  auto scans_of = [](std::vector<int> counts) {
+    std::vector<PauseScan> v;
+    double mbps[3] = {20, 10, 5};
+    for (int i = 0; i < 3; ++i) {
+      PauseScan s;
+      s.name = fmt::format("t{}.csv", i);
+      s.seconds = 60, s.bytes = mbps[i] * 60e6, s.writes = static_cast<size_t>(s.bytes / 262144);
+      s.paced = i > 0;
+      for (int k = 0; k < counts[static_cast<size_t>(i)]; ++k)
+        s.pauses.push_back({2.0 + 55.0 * k / counts[static_cast<size_t>(i)], 0.5 + 0.01 * ((k * 3) % 5), 0});
+      v.push_back(s);
+    }
+    return v;
+  };
+  StallModelFit byte = fit_stall_model_all(scans_of({16, 8, 4}));
+  REQUIRE(byte.pops.size() == 1);
+  CHECK(byte.pops[0].interval_mb > 0);
+  CHECK(byte.pops[0].period_ms == 0);
+  StallModelFit time = fit_stall_model_all(scans_of({8, 8, 8}));
+  REQUIRE(time.pops.size() == 1);
+  CHECK(time.pops[0].interval_mb == 0);
+  CHECK(time.pops[0].period_ms > 0);
+
+  StallModelFit both = fit_stall_model_all(scans_of({6, 4, 3}));
+  REQUIRE(both.pops.size() == 1);
+  const StallPopulation& p = both.pops[0];
+  INFO(p.arrivals << " interval " << p.interval_mb << " MB, period " << p.period_ms << " ms, pauses " << p.pauses);
+  REQUIRE(p.interval_mb > 0);
+  REQUIRE(p.period_ms > 0);
+  CHECK(p.arrivals.find("Akaike") != std::string::npos);
+  // Over the traces the two shares add up to the 13 pauses seen ...
+  double seen = 2100 / p.interval_mb + 180e3 / p.period_ms;
+  CHECK(seen == Approx(13).epsilon(1e-9));
+  // ... and at a recorder's 1 MB/s the pauses per minute lie between the two
+  // single laws' (per byte: 13 per 2100 MB; per time: 13 per 180 s), near
+  // their middle (weights 52 % / 48 %).
+  double per_byte = 60.0 * 13 / 2100, per_time = 60.0 * 13 / 180;
+  double averaged = 60.0 / p.interval_mb + 60e3 / p.period_ms;
+  CHECK(averaged > per_byte * 1.5);
+  CHECK(averaged < per_time / 1.5);
+  CHECK(averaged == Approx(0.519 * per_byte + 0.481 * per_time).epsilon(0.01));
+}
