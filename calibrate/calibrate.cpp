@@ -259,9 +259,20 @@ TimelineStep fit_cache(const Sorted& s, const SweepFit& sweep, Calibration& c) {
       out.add("device.burst_bytes", timeline.burst_bytes, timeline.burst_band, timeline.r2,
               timeline.burst_points + timeline.sustained_points, "sustained-write timeline (change point)", from);
       out.add("device.burst_mbps", bm, bm_b, timeline.r2, timeline.burst_points, "sustained-write timeline", from);
-      if (timeline.has_recovery)
+      if (timeline.has_recovery) {
+        bool idle = timeline.recover_idle_s > 0;
         out.add("device.recover_mbps", timeline.recover_bps / 1e6, timeline.recover_band / 1e6, timeline.r2,
-                timeline.gaps, "bytes at burst speed after idle gaps", from);
+                timeline.gaps,
+                idle ? "bytes at burst speed after idle gaps (the slope of bytes against gap length)"
+                     : "bytes at burst speed after idle gaps",
+                from);
+        if (idle)
+          out.add("device.recover_idle_ms", timeline.recover_idle_s * 1e3, timeline.recover_idle_band * 1e3,
+                  timeline.r2, timeline.gaps,
+                  "bytes at burst speed after idle gaps of several lengths: where the line of bytes against gap "
+                  "length meets zero (the quiet time before the cache starts to empty)",
+                  from);
+      }
       else if (timeline.recovery_saturated)
         c.notes.push_back("the cache recovered fully in every idle gap: use shorter gaps to measure recover_mbps");
     } else {

@@ -11,6 +11,9 @@
 namespace sd::cal {
 namespace {
 
+constexpr double kIdleGapS = 0.5;
+constexpr double kResolvedWrites = 4;  // writes the shortest recovery gap must give back to time the quiet  // idle this long before a write is a gap in a sustained write
+
 struct MeanBand {
   double mean = 0, band = 0;
   size_t n = 0;
@@ -122,7 +125,10 @@ TimelineFit fit_timeline(const CleanWrites& w) {
     return f;
   }
   f.block = median(w.bytes);
-  double gap_limit = std::max(0.01, 20 * median(w.duration));
+  // An idle gap: far longer than a write, and never above half a second (a
+  // flat-out writer is never idle that long; a characterization's recovery
+  // gaps of 1 s and more must all count, however slow its writes are).
+  double gap_limit = std::min(kIdleGapS, std::max(0.01, 20 * median(w.duration)));
   size_t run = 1;
   while (run < n && w.gap_before[run] <= gap_limit) ++run;
   std::vector<double> x{0}, y{0};
@@ -159,7 +165,7 @@ TimelineFit fit_timeline(const CleanWrites& w) {
   // that is fast to its end (the refill ran out of time first) only bounds F
   // from below and is left out, like one that refilled the whole cache.
   double tau_fast = b.mean / f.block, tau_slow = s.mean / f.block;
-  std::vector<double> ratios;
+  std::vector<double> ratios, gap_s, fast_b;
   double sum_f = 0, sum_t = 0;
   double cum = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -187,6 +193,7 @@ TimelineFit fit_timeline(const CleanWrites& w) {
     }
     if (best + 1 == xs.size() && xs.size() > 2) continue;  // fast to the end: a lower bound only
     ratios.push_back(F / w.gap_before[i]);
+    gap_s.push_back(w.gap_before[i]), fast_b.push_back(F);
     sum_f += F, sum_t += w.gap_before[i];
   }
   if (!ratios.empty() && sum_t > 0) {
@@ -194,6 +201,26 @@ TimelineFit fit_timeline(const CleanWrites& w) {
     f.recover_bps = sum_f / sum_t;
     MeanBand r = mean_band(ratios);
     f.recover_band = std::max(r.band, f.block / sum_t);
+    // Gaps of two or more lengths: F = rate x (gap - quiet time before the
+    // cache starts to empty). A drive that folds only after an idle spell
+    // gives back less after a short gap than the long gaps' rate says.
+    double lo = *std::min_element(gap_s.begin(), gap_s.end()), hi = *std::max_element(gap_s.begin(), gap_s.end());
+    // Only where the shortest gap gives back several writes' worth: bytes
+    // counted in whole writes say nothing of a quiet time shorter than that.
+    if (gap_s.size() >= 2 && hi > 1.5 * lo && f.recover_bps * lo >= kResolvedWrites * f.block) {
+      LineFit l = fit_line(gap_s, fast_b);
+      if (!l.ok && gap_s.size() == 2) {  // two gaps: the line through them, no band of its own
+        l.slope = (fast_b[1] - fast_b[0]) / (gap_s[1] - gap_s[0]);
+        l.intercept = fast_b[0] - l.slope * gap_s[0];
+        l.ok = true;
+      }
+      if (l.ok && l.slope > 0 && l.intercept < 0) {
+        f.recover_bps = l.slope;
+        f.recover_band = std::max(l.slope_band, f.block / sum_t);
+        f.recover_idle_s = std::min(-l.intercept / l.slope, lo);
+        f.recover_idle_band = std::hypot(l.intercept_band / l.slope, f.recover_idle_s * l.slope_band / l.slope);
+      }
+    }
   }
   return f;
 }

@@ -71,6 +71,7 @@ struct TimelineFit {
   // Recovery: bytes at burst speed after each idle gap, per second of gap.
   bool has_recovery = false, recovery_saturated = false;
   double recover_bps = 0, recover_band = 0;
+  double recover_idle_s = 0, recover_idle_band = 0;  // quiet time before it recovers (gaps of 2+ lengths)
   size_t gaps = 0;
   std::string why;
 };

@@ -88,6 +88,7 @@ std::string sweep_for(Layer layer, std::string_view key) {
       {"device.burst_bytes", "a sustained write long enough to exhaust the write cache"},
       {"device.burst_mbps", "a sustained write long enough to exhaust the write cache"},
       {"device.recover_mbps", "a sustained write with idle gaps after the cache is full"},
+      {"device.recover_idle_ms", "a sustained write with idle gaps of 2+ lengths after the cache is full"},
       {"device.op_overhead_us", "a block-size sweep (3+ block sizes, direct writes)"},
       {"device.seek_penalty_us", "an interleaved-files sweep (streamdisk characterize writes one)"},
       {"device.fill_knee", "a fill sweep (write until ENOSPC)"},

@@ -981,7 +981,8 @@ R run_characterize(const CharacterizeConfig& cfg) {
                                     "refilled the cache cannot be said",
                                     format_size(burst->value), rep.idle_quiet_s);
   else {
-    double needs = burst->value / (recover->value * 1e6);
+    auto* quiet = find_estimate(cal, "device.recover_idle_ms");  // it starts to empty only after that
+    double needs = burst->value / (recover->value * 1e6) + (quiet ? quiet->value / 1e3 : 0);
     rep.burst_verdict =
         rep.idle_quiet_s >= needs
             ? fmt::format("burst {} looks like a full cache: {:.0f} s of quiet before it, the measured recovery "

@@ -75,6 +75,9 @@ BurstExhaustion burst_exhaustion(const Profile& p, double input_rate, double b) 
   double r_burst = write_rate(p, b, Phase::Burst, true);
   double into_cache = std::min(input_rate, r_burst);
   double busy = into_cache / r_burst;
+  // Recovery in every idle moment: with recover_idle_ms only idle spells
+  // longer than that count, which this average cannot tell (an upper bound
+  // on recovery; the simulation has it exactly).
   double net = into_cache - dp.get("recover_mbps") * 1e6 * (1 - busy);
   if (net <= 0) {
     out.never = true;

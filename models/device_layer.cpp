@@ -12,6 +12,7 @@ DeviceLayer::DeviceLayer(const LayerParams& p, uint64_t seed)
       burst_bytes_(p.get("burst_bytes")),
       burst_rate_(p.get("burst_mbps") * 1e6),
       recover_(p.get("recover_mbps") * 1e6),
+      recover_idle_s_(p.get("recover_idle_ms") * 1e-3),
       overhead_s_(p.get("op_overhead_us") * 1e-6),
       seek_s_(p.get("seek_penalty_us") * 1e-6),
       knee_(p.get("fill_knee")),
@@ -31,13 +32,15 @@ double DeviceLayer::fill_multiplier(double used) const {
 
 double DeviceLayer::burst_left(double t) const {
   double level = level_;
-  if (t > free_at_) level = std::max(0.0, level - recover_ * (t - free_at_));
+  if (t > free_at_ + recover_idle_s_) level = std::max(0.0, level - recover_ * (t - free_at_ - recover_idle_s_));
   return std::max(0.0, burst_bytes_ - level);
 }
 
 double DeviceLayer::write(FileId file, uint64_t offset, uint64_t bytes, double start, double used) {
   double t = std::max(start, free_at_);
-  if (t > free_at_ && recover_ > 0) level_ = std::max(0.0, level_ - recover_ * (t - free_at_));
+  // The cache empties once the device has been quiet for recover_idle_s_.
+  if (t > free_at_ + recover_idle_s_ && recover_ > 0)
+    level_ = std::max(0.0, level_ - recover_ * (t - free_at_ - recover_idle_s_));
   double begin = t;
   t += overhead_s_;
   if (file != last_file_ || offset != last_end_) t += seek_s_;

@@ -46,6 +46,7 @@ class DeviceLayer {
   bool flat_at(double used_bytes) const { return fill_multiplier(used_bytes) == 1.0; }
   double burst_level() const { return level_; }
   double recover_rate() const { return recover_; }
+  double recover_idle() const { return recover_idle_s_; }  // seconds of quiet before it recovers
   // The state after requests that each found the channel idle and the burst
   // cache recovered to empty (recover_rate() > 0) or not recovering
   // (recover_rate() == 0), at multiplier 1, whose `bytes` in all (`last_bytes`
@@ -56,7 +57,7 @@ class DeviceLayer {
   void skip_requests(FileId last_file, uint64_t last_end, double bytes, double last_bytes, double used_bytes);
 
  private:
-  double capacity_, sustained_, burst_bytes_, burst_rate_, recover_;
+  double capacity_, sustained_, burst_bytes_, burst_rate_, recover_, recover_idle_s_;
   double overhead_s_, seek_s_, knee_, floor_;
   double read_rate_, read_lat_s_, read_max_;
   double level_ = 0;      // bytes in the burst cache

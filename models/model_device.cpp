@@ -134,8 +134,11 @@ SteadyWrites ModelDevice::steady_writes(const Op& first, double issue) {
     if (ok && device_.burst_bytes() > 0 && device_.recover_rate() > 0) {
       // The burst cache empties before each extent's writeback (checked as
       // DeviceLayer::write computes it for the first one).
-      ok = device_.burst_level() - device_.recover_rate() * (p.ready - device_.free_at()) <= 0;
-      gap += std::min(device_.burst_bytes(), wb.device_bytes) / device_.recover_rate() * (1 + 1e-6) + 1e-6;
+      ok = device_.burst_level() -
+               device_.recover_rate() * std::max(0.0, p.ready - device_.free_at() - device_.recover_idle()) <=
+           0;
+      gap += device_.recover_idle() +
+             std::min(device_.burst_bytes(), wb.device_bytes) / device_.recover_rate() * (1 + 1e-6) + 1e-6;
     }
     // The fill level flat to the end (its multiplier only falls as the device fills).
     double m = n;

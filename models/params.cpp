@@ -163,6 +163,10 @@ const ParamSpec kTable[] = {
      "Write bandwidth into the burst cache. Required when burst_bytes > 0."},
     {Layer::Device, "recover_mbps", Unit::MBps, 0.0, 0, 1e6,
      "Rate at which the burst cache empties while the device is idle. 0 = it never recovers."},
+    {Layer::Device, "recover_idle_ms", Unit::Milliseconds, 0.0, 0, 1e8,
+     "Quiet time before the burst cache starts to empty (a drive folds its cache only after an "
+     "idle spell): a write sooner than that after the last finds the cache as full as it was. "
+     "0 = it empties from the first idle moment."},
     {Layer::Device, "op_overhead_us", Unit::Microseconds, 0.0, 0, 1e8,
      "Fixed cost per write request, so rate(b) = b / (overhead + b / bandwidth)."},
     {Layer::Device, "seek_penalty_us", Unit::Microseconds, 0.0, 0, 1e8,

@@ -115,7 +115,8 @@ std::string measuring_step(const RangedParam& r) {
   if (k.starts_with("stall"))
     return "streamdisk characterize: phases paced-0.3/0.5/0.7 (the pauses a paced writer meets; or streamdisk "
            "calibrate on a streamdisk record trace)";
-  if (k == "burst_bytes" || k == "burst_mbps" || k == "sustained_mbps" || k == "recover_mbps")
+  if (k == "burst_bytes" || k == "burst_mbps" || k == "sustained_mbps" || k == "recover_mbps" ||
+      k == "recover_idle_ms")
     return "streamdisk characterize: phase cache (the write-cache cliff and its recovery)";
   if (k == "op_overhead_us") return "streamdisk characterize: phase blocksize (4 KiB ... 4 MiB O_DIRECT writes)";
   if (k == "seek_penalty_us" || k == "meta_every_bytes" || k == "meta_write_bytes")

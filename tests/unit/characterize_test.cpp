@@ -54,6 +54,28 @@ RecorderConfig headline_recorder() {
 
 }  // namespace
 
+TEST_CASE("characterize measures the quiet time a cache waits before it recovers", "[characterize]") {
+  // The same stick, whose cache starts to empty only after 0.5 s without a
+  // write: the idle gaps of 1, 2 and 4 s give back 10, 30 and 70 MB, not 20,
+  // 40 and 80; their line meets zero at the quiet time.
+  std::vector<std::string> sets = kSets;
+  sets.push_back("device.recover_idle_ms=500");
+  CharacterizeConfig cfg;
+  cfg.profile = kStack;
+  cfg.sets = sets;
+  cfg.budget_s = 120;
+  cfg.recorder = headline_recorder();
+  auto r = run_characterize(cfg);
+  REQUIRE(r.ok());
+  const FoundParam* rate = found(*r, "device.recover_mbps");
+  const FoundParam* idle = found(*r, "device.recover_idle_ms");
+  REQUIRE(rate != nullptr);
+  REQUIRE(idle != nullptr);
+  INFO("recover_mbps " << rate->value << ", recover_idle_ms " << idle->value);
+  CHECK(std::fabs(rate->value / 20 - 1) <= 0.15);
+  CHECK(std::fabs(idle->value / 500 - 1) <= 0.30);
+}
+
 TEST_CASE("characterize on a model recovers its parameters and its capacity", "[characterize]") {
   TempDir dir;
   CharacterizeConfig cfg;

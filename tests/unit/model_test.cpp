@@ -83,6 +83,22 @@ TEST_CASE("device: rate(b) = b / (overhead + b / bandwidth)", "[model][device]")
     CHECK(write_rate(p, b, Phase::Sustained, true) == Approx(b / (0.001 + b / 100e6)).epsilon(1e-6));
 }
 
+TEST_CASE("device: the burst cache recovers only after recover_idle_ms of quiet", "[model][device]") {
+  Profile p = make("sustained_mbps = 100\nburst_bytes = 1e9\nburst_mbps = 1000\nrecover_mbps = 50\n"
+                   "recover_idle_ms = 2000");
+  ModelDevice d(p);
+  d.submit({OpKind::Create, 1}, 0);
+  double t = write_time(d, 1, 0, 1500000000, 0);  // 1 GB into the cache, 500 MB past it
+  CHECK(t == Approx(1.0 + 5.0));
+  CHECK(d.state(t + 1.5).burst_left_bytes == Approx(0));      // quiet, but not long enough
+  CHECK(d.state(t + 10).burst_left_bytes == Approx(400e6));   // 8 s of recovery after 2 s
+  // A write 1.5 s after the last finds the cache still full, and the quiet
+  // time counts again from its end.
+  double t2 = write_time(d, 1, 1500000000, 100000000, t + 1.5);
+  CHECK(t2 - (t + 1.5) == Approx(1.0));
+  CHECK(d.state(t2 + 3).burst_left_bytes == Approx(50e6));
+}
+
 TEST_CASE("device: burst cache, then sustained, recovery while idle", "[model][device]") {
   Profile p = make("sustained_mbps = 100\nburst_bytes = 1e9\nburst_mbps = 1000\nrecover_mbps = 50");
   ModelDevice d(p);
