@@ -89,6 +89,8 @@ std::string sweep_for(Layer layer, std::string_view key) {
       {"device.burst_mbps", "a sustained write long enough to exhaust the write cache"},
       {"device.recover_mbps", "a sustained write with idle gaps after the cache is full"},
       {"device.recover_idle_ms", "a sustained write with idle gaps of 2+ lengths after the cache is full"},
+      {"device.catchup_ms", "a fit this version does not make: set it by hand where a flat-out trace shows a pause "
+                            "made up afterwards (docs/profiles.md)"},
       {"device.op_overhead_us", "a block-size sweep (3+ block sizes, direct writes)"},
       {"device.seek_penalty_us", "an interleaved-files sweep (streamdisk characterize writes one)"},
       {"device.fill_knee", "a fill sweep (write until ENOSPC)"},

@@ -34,8 +34,9 @@ double lower_rate(const Profile& p, double b, Phase phase, double fill, double g
   double bytes = static_cast<double>((n - 1) * block);
   double seconds = (t - t0) / bytes;
   StallProcess dev_stalls(dp, 0), fs_stalls(fp, 0);
-  double paused = dev_stalls.time_fraction();  // time-triggered pauses take a share of the time
-  seconds += dev_stalls.mean_seconds_per_byte();
+  double catchup = dp.get("catchup_ms") * 1e-3;  // the part of each device pause the device makes up
+  double paused = dev_stalls.time_fraction(catchup);  // time-triggered pauses take a share of the time
+  seconds += dev_stalls.mean_seconds_per_byte(catchup);
   if (fp.get("userspace") == 0) {
     seconds += fs_stalls.mean_seconds_per_byte();
     paused += fs_stalls.time_fraction();

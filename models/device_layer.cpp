@@ -13,6 +13,7 @@ DeviceLayer::DeviceLayer(const LayerParams& p, uint64_t seed)
       burst_rate_(p.get("burst_mbps") * 1e6),
       recover_(p.get("recover_mbps") * 1e6),
       recover_idle_s_(p.get("recover_idle_ms") * 1e-3),
+      bucket_(p.get("catchup_ms") * 1e-3 * p.get("sustained_mbps") * 1e6),
       overhead_s_(p.get("op_overhead_us") * 1e-6),
       seek_s_(p.get("seek_penalty_us") * 1e-6),
       knee_(p.get("fill_knee")),
@@ -41,6 +42,9 @@ double DeviceLayer::write(FileId file, uint64_t offset, uint64_t bytes, double s
   // The cache empties once the device has been quiet for recover_idle_s_.
   if (t > free_at_ + recover_idle_s_ && recover_ > 0)
     level_ = std::max(0.0, level_ - recover_ * (t - free_at_ - recover_idle_s_));
+  // Catch-up (catchup_ms): what the device did not use of its sustained rate
+  // while idle fills a bucket of at most bucket_ bytes, passed at once.
+  if (bucket_ > 0) tokens_ = std::min(bucket_, tokens_ + sustained_ * (t - free_at_));
   double begin = t;
   t += overhead_s_;
   if (file != last_file_ || offset != last_end_) t += seek_s_;
@@ -51,9 +55,20 @@ double DeviceLayer::write(FileId file, uint64_t offset, uint64_t bytes, double s
   double in_burst = std::min(static_cast<double>(bytes), std::max(0.0, burst_bytes_ - level_));
   double rest = static_cast<double>(bytes) - in_burst;
   if (in_burst > 0) t += in_burst / (burst_rate_ * m);
-  t += rest / (sustained_ * m);
+  double take = bucket_ > 0 ? std::min(tokens_, rest) : 0.0;
+  tokens_ -= take;
+  t += (rest - take) / (sustained_ * m);
   level_ += in_burst;
-  t += stalls_.delay(begin, t, bytes);
+  double paused = stalls_.delay(begin, t, bytes);
+  if (paused > 0 && bucket_ > 0) {
+    // The bucket fills during the pause (the device itself kept going): the
+    // rest of this request's slow part passes at once as far as it reaches.
+    tokens_ = std::min(bucket_, tokens_ + sustained_ * paused);
+    double more = std::min(tokens_, rest - take);
+    tokens_ -= more;
+    t -= more / (sustained_ * m);
+  }
+  t += paused;
   last_file_ = file;
   last_end_ = offset + bytes;
   free_at_ = t;
@@ -62,7 +77,7 @@ double DeviceLayer::write(FileId file, uint64_t offset, uint64_t bytes, double s
 
 double DeviceLayer::service_bound(double requests, double bytes) const {
   // The burst level's sum is exact only in whole bytes.
-  if (stalls_.enabled() || (burst_bytes_ > 0 && !(std::floor(burst_bytes_) == burst_bytes_ && burst_bytes_ < 0x1p52)))
+  if (stalls_.enabled() || bucket_ > 0 || (burst_bytes_ > 0 && !(std::floor(burst_bytes_) == burst_bytes_ && burst_bytes_ < 0x1p52)))
     return std::numeric_limits<double>::infinity();
   double rate = burst_bytes_ > 0 ? std::min(burst_rate_, sustained_) : sustained_;
   return requests * (overhead_s_ + seek_s_) + bytes / rate;

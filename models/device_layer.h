@@ -47,6 +47,7 @@ class DeviceLayer {
   double burst_level() const { return level_; }
   double recover_rate() const { return recover_; }
   double recover_idle() const { return recover_idle_s_; }  // seconds of quiet before it recovers
+  double catchup_bytes() const { return bucket_; }
   // The state after requests that each found the channel idle and the burst
   // cache recovered to empty (recover_rate() > 0) or not recovering
   // (recover_rate() == 0), at multiplier 1, whose `bytes` in all (`last_bytes`
@@ -58,9 +59,11 @@ class DeviceLayer {
 
  private:
   double capacity_, sustained_, burst_bytes_, burst_rate_, recover_, recover_idle_s_;
+  double bucket_;          // catchup_ms x sustained rate: the most bytes passed at once after a pause or idle spell
   double overhead_s_, seek_s_, knee_, floor_;
   double read_rate_, read_lat_s_, read_max_;
   double level_ = 0;      // bytes in the burst cache
+  double tokens_ = 0;     // bytes the device may pass at once now (catchup_ms; filled at the sustained rate while idle or paused)
   double free_at_ = 0;    // the write channel is busy until then
   double flat_until_ = -1;  // the highest used bytes seen at which fill_multiplier is 1
   FileId last_file_ = kMetadataFile - 1;

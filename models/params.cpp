@@ -167,6 +167,12 @@ const ParamSpec kTable[] = {
      "Quiet time before the burst cache starts to empty (a drive folds its cache only after an "
      "idle spell): a write sooner than that after the last finds the cache as full as it was. "
      "0 = it empties from the first idle moment."},
+    {Layer::Device, "catchup_ms", Unit::Milliseconds, 0.0, 0, 1e6,
+     "How much of a pause (or of an idle spell) the device makes up afterwards: it passes up to "
+     "catchup_ms x sustained_mbps of bytes at once when it resumes (a rate limiter's token bucket, "
+     "or a controller buffer that keeps draining while requests are held). A pause of length L then "
+     "costs the throughput max(0, L - catchup_ms), though each write it holds still waits all of L. "
+     "0 = a pause is lost time."},
     {Layer::Device, "op_overhead_us", Unit::Microseconds, 0.0, 0, 1e8,
      "Fixed cost per write request, so rate(b) = b / (overhead + b / bandwidth)."},
     {Layer::Device, "seek_penalty_us", Unit::Microseconds, 0.0, 0, 1e8,

@@ -113,17 +113,27 @@ void StallProcess::pass_bytes(double bytes) {
     if (!s.by_time && s.on()) s.next -= bytes;
 }
 
-double StallProcess::mean_seconds_per_byte() const {
+// E[max(0, L - c)] for a log-normal L (median m, sigma s): the call-option
+// formula E[L] Phi(d1) - c Phi(d2), d1 = (ln(m / c) + s^2) / s, d2 = d1 - s.
+double StallProcess::Source::mean_excess(double c) const {
+  if (c <= 0) return median_s * std::exp(sigma * sigma / 2);
+  if (sigma <= 0) return std::max(0.0, median_s - c);
+  auto phi = [](double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); };
+  double d1 = (std::log(median_s / c) + sigma * sigma) / sigma;
+  return median_s * std::exp(sigma * sigma / 2) * phi(d1) - c * phi(d1 - sigma);
+}
+
+double StallProcess::mean_seconds_per_byte(double catchup_s) const {
   double s = 0;
   for (const Source& src : src_)
-    if (!src.by_time && src.on()) s += src.median_s * std::exp(src.sigma * src.sigma / 2) / src.mean_gap;
+    if (!src.by_time && src.on()) s += src.mean_excess(catchup_s) / src.mean_gap;
   return s;
 }
 
-double StallProcess::time_fraction() const {
+double StallProcess::time_fraction(double catchup_s) const {
   double f = 0;
   for (const Source& src : src_)
-    if (src.by_time && src.on()) f += src.median_s * std::exp(src.sigma * src.sigma / 2) / src.mean_gap;
+    if (src.by_time && src.on()) f += src.mean_excess(catchup_s) / src.mean_gap;
   return std::min(f, 0.95);
 }
 

@@ -33,10 +33,12 @@ class StallProcess {
   double delay(double start, double end, uint64_t bytes) { return any_ ? delay_on(start, end, bytes) : 0.0; }
   bool enabled() const;
   // Expected stall seconds per byte written from byte-triggered pauses.
-  double mean_seconds_per_byte() const;
+  // With `catchup_s` (device.catchup_ms) a pause of length L costs only
+  // max(0, L - catchup_s) of a busy channel's time.
+  double mean_seconds_per_byte(double catchup_s = 0) const;
   // Expected fraction of time spent in time-triggered pauses (a request
   // channel that is always busy loses this fraction of its time).
-  double time_fraction() const;
+  double time_fraction(double catchup_s = 0) const;
   uint64_t count() const { return count_; }
   // Steady stretches (ModelDevice::steady_writes): the bytes a request may
   // write without meeting a byte-triggered pause (a request of b bytes meets
@@ -62,6 +64,7 @@ class StallProcess {
     double next_len = 0;  // length of the next time-triggered pause
     bool on() const { return mean_gap > 0 && median_s > 0; }
     double length();
+    double mean_excess(double c) const;  // E[max(0, L - c)] of the duration L
     void draw_time_pause();
   };
 

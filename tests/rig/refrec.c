@@ -12,7 +12,12 @@
  * compress or skip them.
  *
  * Prints one JSON object: rate, duration, buffer, block, overruns, lost bytes, first
- * overrun time, the start times of the first 64 overrun episodes, write latency (max, p99, p50), max ring fill, bytes written.
+ * overrun time, the start times of the first 64 overrun episodes, write latency (max, p99, p50), max ring fill, bytes written,
+ * and what was not the storage: the producer's latest wake-up (max_producer_late_s: it sleeps 1 ms
+ * at a time; woken that late, it adds that much data at once) and the longest time a whole block
+ * waited in the ring while the writer was not inside write() (max_ready_wait_s: the writer thread
+ * not scheduled). An overrun with both far below the ring's length in time came from this machine,
+ * not from the storage.
  *
  * Example: refrec /tmp/r1/mnt/rec.raw --rate 8MB/s --buffer 4MiB --duration 60s
  */
@@ -92,6 +97,10 @@ struct ring {
   double first_overrun;
   double overrun_at[64]; /* start times of the first 64 episodes */
   int in_overrun, done, write_errno;
+  double last_end;        /* the writer's last write() returned (writer side, under mu) */
+  double ready_at;        /* when the ring last came to hold a whole block (producer side) */
+  double max_late, max_late_at; /* producer: latest wake-up past its schedule */
+  double max_ready_wait, max_ready_wait_at; /* writer: a ready block not being written */
   /* writer side */
   int fd;
   const unsigned char *pool;
@@ -105,11 +114,14 @@ static void *writer(void *arg) {
   size_t off = 0;
   for (;;) {
     pthread_mutex_lock(&r->mu);
-    while (r->fill < r->block && !r->done) pthread_cond_wait(&r->cv, &r->mu);
+    int waited = 0;
+    while (r->fill < r->block && !r->done) pthread_cond_wait(&r->cv, &r->mu), waited = 1;
     int stop = r->done; /* the recording is over: what is left in the ring is not timed */
+    double ready = waited ? r->ready_at : r->last_end;
     pthread_mutex_unlock(&r->mu);
     if (stop) return NULL;
     double t = now_s();
+    if (ready > 0 && t - ready > r->max_ready_wait) r->max_ready_wait = t - ready, r->max_ready_wait_at = t - r->t0;
     size_t left = r->block;
     const unsigned char *p = r->pool + off;
     while (left) {
@@ -133,6 +145,7 @@ static void *writer(void *arg) {
     off = (off + r->block + 4096) % (POOL_BYTES - r->block);
     pthread_mutex_lock(&r->mu);
     r->fill -= r->block;
+    r->last_end = now_s();
     pthread_mutex_unlock(&r->mu);
   }
 }
@@ -218,6 +231,8 @@ int main(int argc, char **argv) {
     next.tv_nsec = ns % 1000000000L;
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
     double now = now_s();
+    double sched = next.tv_sec + next.tv_nsec * 1e-9;
+    if (now - sched > r.max_late) r.max_late = now - sched, r.max_late_at = now - r.t0;
     if (now > end) now = end;
     carry += rate * (now - produced_until);
     produced_until = now;
@@ -237,6 +252,7 @@ int main(int argc, char **argv) {
     } else {
       r.in_overrun = 0;
     }
+    if (r.fill < r.block && r.fill + n >= r.block) r.ready_at = now;
     r.fill += n;
     if (r.fill > r.max_fill) r.max_fill = r.fill;
     int finished = now >= end || r.write_errno;
@@ -266,6 +282,9 @@ int main(int argc, char **argv) {
          "\"start_monotonic_s\": %.6f",
          r.nlat ? sorted[r.nlat - 1] : 0.0, r.nlat ? r.lat_start[worst] : 0.0, Q(0.99), Q(0.5),
          r.nlat, (double)r.nlat * r.block, r.max_fill, elapsed, r.t0);
+  printf(", \"max_producer_late_s\": %.6f, \"max_producer_late_at_s\": %.6f, \"max_ready_wait_s\": %.6f, "
+         "\"max_ready_wait_at_s\": %.6f",
+         r.max_late, r.max_late_at, r.max_ready_wait, r.max_ready_wait_at);
   printf(", \"overrun_at_s\": [");
   for (long i = 0; i < r.overruns && i < 64; i++) printf("%s%.6f", i ? ", " : "", r.overrun_at[i]);
   printf("]");

@@ -99,6 +99,45 @@ TEST_CASE("device: the burst cache recovers only after recover_idle_ms of quiet"
   CHECK(d.state(t2 + 3).burst_left_bytes == Approx(50e6));
 }
 
+TEST_CASE("device: catchup_ms makes up a pause's first part afterwards; the held write still waits it all",
+          "[model][device][catchup]") {
+  // 10 MB/s, a 300 ms pause every ~10 MB (byte-triggered), 1 MB writes flat out.
+  const std::string dev = "sustained_mbps = 10\nstall_interval_mb = 10\nstall_duration_ms = 300\ncapacity_bytes = 0";
+  double plain_end = 0, caught_end = 0;
+  ModelDevice plain(make(dev));
+  double plain_worst = worst_flat_out_call(plain, 200, &plain_end);
+  ModelDevice caught(make(dev + "\ncatchup_ms = 250"));
+  double caught_worst = worst_flat_out_call(caught, 200, &caught_end);
+  uint64_t pauses = plain.state(plain_end).stalls;
+  REQUIRE(pauses >= 10);
+  REQUIRE(caught.state(caught_end).stalls == pauses);  // the same seed: the same pauses
+  double transfer = 200 * 1048576 / 10e6;
+  // Each pause costs its whole 0.3 s without catch-up, 0.05 s with 0.25 s of
+  // it made up; a pause less than 2.5 MB after the last (Poisson: about one
+  // in five) finds part of the bucket unspent and makes up less.
+  auto n = static_cast<double>(pauses);
+  CHECK(plain_end == Approx(transfer + 0.3 * n).epsilon(1e-9));
+  CHECK(caught_end >= transfer + 0.05 * n - 1e-9);
+  CHECK(caught_end <= transfer + 0.05 * n + 0.25 * 0.5 * n);
+  CHECK(caught_end < plain_end - 0.125 * n);
+  // The call that meets a pause waits for all of it either way.
+  CHECK(plain_worst >= 0.3);
+  CHECK(caught_worst >= 0.3 - 1e-9);
+  // The bucket also fills while the device is idle (a rate limiter's): after
+  // a second's quiet, 2.5 MB of a 3 MB write pass at once.
+  Profile q = make("sustained_mbps = 10\ncatchup_ms = 250");
+  ModelDevice d(q);
+  d.submit({OpKind::Create, 1}, 0);
+  double t = write_time(d, 1, 0, 1000000, 0);
+  CHECK(t == Approx(0.1));  // nothing saved up at the start
+  double t2 = write_time(d, 1, 1000000, 3000000, t + 1);
+  CHECK(t2 - (t + 1) == Approx(0.05));
+  // The analytic rate charges each pause only its excess over catchup_ms.
+  Profile r = make(dev + "\ncatchup_ms = 250");
+  double per_mb = 1 / 10e6 + 0.05 / 10e6;
+  CHECK(write_rate(r, 1048576, Phase::Sustained, true) == Approx(1 / per_mb).epsilon(1e-3));
+}
+
 TEST_CASE("device: burst cache, then sustained, recovery while idle", "[model][device]") {
   Profile p = make("sustained_mbps = 100\nburst_bytes = 1e9\nburst_mbps = 1000\nrecover_mbps = 50");
   ModelDevice d(p);
