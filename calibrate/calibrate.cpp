@@ -401,6 +401,19 @@ void fit_stalls(const Sorted& s, bool in_fs, Calibration& c) {
   if (rough)
     for (auto& e : c.params)
       if (e.key.starts_with(layer + "stall")) e.lo = e.hi = e.value;
+  // What the device made up of its pauses (device.catchup_ms): from the
+  // flat-out traces, where the device ran at its rate before and after each.
+  if (in_fs) return;
+  std::vector<const Series*> flat;
+  for (auto* x : s.timelines)
+    if (meta_of(*x, "sweep") != "paced" && !is_paced(*x) && !behind_cache(x)) flat.push_back(x);
+  CatchupFit cf = fit_catchup(flat);
+  c.notes.push_back(cf.why);
+  if (cf.ok && cf.made_up)
+    out.add("device.catchup_ms", cf.ms, cf.band_ms, 0, cf.pauses,
+            "pause catch-up: the writer's excess at each pause less what the pause cost the line of bytes against "
+            "time (median over pauses)",
+            names(flat), sf.too_few);
 }
 
 // 4. Fill level: the first sustained write that ran into ENOSPC (or says its capacity).

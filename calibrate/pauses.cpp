@@ -733,4 +733,95 @@ StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans, bool behi
   return f;
 }
 
+CatchupFit fit_catchup(const std::vector<const Series*>& flat_out) {
+  CatchupFit f;
+  std::vector<double> caught, excesses;
+  const size_t w = kCatchupWindow;
+  for (const Series* x : flat_out) {
+    std::vector<const IoOp*> ops;
+    for (const auto& op : x->ops)
+      if (!op.read && op.bytes > 0 && op.error == 0) ops.push_back(&op);
+    if (ops.size() < 4 * w) continue;
+    std::vector<double> d, b;
+    for (const IoOp* op : ops) d.push_back(std::max(0.0, op->end - op->start)), b.push_back(static_cast<double>(op->bytes));
+    SlowWrites sw = find_slow_writes(d, b);
+    std::vector<double> cum(ops.size());
+    double c = 0;
+    for (size_t i = 0; i < ops.size(); ++i) cum[i] = (c += b[i]);
+    // Back to back: the next write issued within 10 ms of this one's end (no idle gap).
+    auto tight = [&](size_t from, size_t to) {
+      for (size_t k = from; k + 1 < to; ++k)
+        if (sw.slow[k] || ops[k + 1]->start - ops[k]->end > 0.010) return false;
+      return !sw.slow[to - 1];
+    };
+    size_t i = w;
+    while (i < ops.size()) {
+      if (!sw.slow[i]) { ++i; continue; }
+      size_t a = i, e = i;
+      while (e + 1 < ops.size() && sw.slow[e + 1]) ++e;
+      i = e + 1;
+      if (a < w || !tight(a - w, a)) continue;
+      double excess = 0, tb = 0, bb = 0;
+      for (size_t k = a; k <= e; ++k) excess += d[k] - sw.expected[k];
+      for (size_t k = a - w; k < a; ++k) tb += d[k], bb += b[k];
+      if (tb <= 0 || excess <= 0) continue;
+      double rate = bb / tb;
+      size_t j = e + 1;
+      for (double skipped = 0; j < ops.size() && skipped < rate * excess; ++j) skipped += b[j];
+      j += 2;
+      if (j + w > ops.size()) break;
+      // Nothing slow nor idle from the pause to the after-window's end.
+      bool clean = true;
+      for (size_t k = e; k + 1 < j + w && clean; ++k)
+        if ((k > e && sw.slow[k]) || ops[k + 1]->start - ops[k]->end > 0.010) clean = false;
+      if (!clean) continue;
+      // The same rate after as before (not a pause at a cache's cliff, where the line bends anyway).
+      double ta = 0, ba = 0;
+      for (size_t k = j; k < j + w; ++k) ta += d[k], ba += b[k];
+      if (ta <= 0 || std::fabs(ba / ta / rate - 1) > 0.10) continue;
+      std::vector<double> before, after;
+      for (size_t k = a - w; k < a; ++k) before.push_back(cum[k] - rate * ops[k]->end);
+      for (size_t k = j; k < j + w; ++k) after.push_back(cum[k] - rate * ops[k]->end);
+      double lost = (median(before) - median(after)) / rate;
+      caught.push_back(excess - lost), excesses.push_back(excess);
+      i = j;
+    }
+  }
+  f.pauses = caught.size();
+  if (caught.size() < 4) {
+    f.why = fmt::format("catch-up: {} pause(s) with clean writes around them in the flat-out traces (4 needed): "
+                        "device.catchup_ms left at 0",
+                        caught.size());
+    return f;
+  }
+  f.ok = true;
+  double n = static_cast<double>(caught.size());
+  // A sign test (one-sided, 1 %): more pauses made something up than chance
+  // would give a device that makes up nothing (robust to a stray pause).
+  size_t pos = static_cast<size_t>(std::count_if(caught.begin(), caught.end(), [](double v) { return v > 0; }));
+  double tail = 0, comb = 1;  // P(at least pos of n positive | p = 1/2)
+  for (size_t k = 0; k <= caught.size(); ++k) {
+    if (k >= pos) tail += comb * std::pow(0.5, n);
+    comb = comb * static_cast<double>(caught.size() - k) / static_cast<double>(k + 1);
+  }
+  f.made_up = tail < 0.01;
+  std::vector<double> sorted = caught;
+  std::sort(sorted.begin(), sorted.end());
+  double med = median(caught);
+  // The 95 % interval of the median from order statistics (normal approximation of the binomial).
+  double half = 0.98 * std::sqrt(n);
+  auto lo_i = static_cast<size_t>(std::max(0.0, std::floor(n / 2 - half)));
+  auto hi_i = static_cast<size_t>(std::min(n - 1, std::ceil(n / 2 + half)));
+  f.band_ms = 1e3 * std::max(med - sorted[lo_i], sorted[hi_i] - med);
+  f.ms = f.made_up ? 1e3 * std::clamp(med, 0.0, median(excesses)) : 0;
+  f.why = f.made_up
+              ? fmt::format("catch-up: {} pauses, {} made something up (sign test p {:.2g}), each {:.0f} ms "
+                            "(median) of a median excess of {:.0f} ms",
+                            caught.size(), pos, tail, med * 1e3, median(excesses) * 1e3)
+              : fmt::format("catch-up: {} pauses, {} made something up (sign test p {:.2g}, 0.01 needed): "
+                            "device.catchup_ms left at 0",
+                            caught.size(), pos, tail);
+  return f;
+}
+
 }  // namespace sd::cal

@@ -53,6 +53,31 @@ PauseScan scan_pauses(const Series& s);
 // (meta sweep=paced, or idle gaps before most writes).
 bool is_paced(const Series& s);
 
+// Catch-up (device.catchup_ms): how much of each pause a flat-out trace's
+// device made up afterwards. Per pause (a run of slow writes, find_slow_writes)
+// with kCatchupWindow clean back-to-back writes before it and after it: the
+// rate R of the writes before, the offset bytes - R x end time over each
+// window (medians), the writes between the pause and the after-window being
+// those the catch-up could take (R x the excess, plus two). lost = the drop
+// of the offset / R; caught = the writer's excess - lost. The write that
+// meets a pause has its own transfer made up inside it, so the excess is
+// already short of the pause by that much; the model charges a pause fitted
+// at the excess max(0, excess - catchup_ms), so `caught` is the value that
+// goes with the pause fit's durations. Pauses whose after-window runs at
+// another rate (±10 %: a cache's cliff) are left out. The fit: the median of
+// caught over the pauses, kept only if more of them are above zero than
+// chance would give (sign test, one-sided, 1 %: 7 of 7, 9 of 10; otherwise
+// catchup_ms stays 0), held to at most the median excess.
+struct CatchupFit {
+  bool ok = false;          // at least 4 pauses measured
+  bool made_up = false;     // caught above zero (sign test, 1 %)
+  double ms = 0, band_ms = 0;  // median caught; half-width of its 95 % interval (order statistics)
+  size_t pauses = 0;
+  std::string why;          // when !ok, or what was decided
+};
+inline constexpr size_t kCatchupWindow = 16;
+CatchupFit fit_catchup(const std::vector<const Series*>& flat_out);
+
 // One population of the fitted stall process (keys of models/params.cpp).
 struct StallPopulation {
   double interval_mb = 0, interval_band = 0;  // byte-triggered; 0 = none

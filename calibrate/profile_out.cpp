@@ -89,8 +89,8 @@ std::string sweep_for(Layer layer, std::string_view key) {
       {"device.burst_mbps", "a sustained write long enough to exhaust the write cache"},
       {"device.recover_mbps", "a sustained write with idle gaps after the cache is full"},
       {"device.recover_idle_ms", "a sustained write with idle gaps of 2+ lengths after the cache is full"},
-      {"device.catchup_ms", "a fit this version does not make: set it by hand where a flat-out trace shows a pause "
-                            "made up afterwards (docs/profiles.md)"},
+      {"device.catchup_ms", "a flat-out sustained write with 4+ pauses, each with 16 clean writes before and after "
+                            "it (where none is made up beyond chance it stays 0)"},
       {"device.op_overhead_us", "a block-size sweep (3+ block sizes, direct writes)"},
       {"device.seek_penalty_us", "an interleaved-files sweep (streamdisk characterize writes one)"},
       {"device.fill_knee", "a fill sweep (write until ENOSPC)"},

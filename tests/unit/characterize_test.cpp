@@ -76,6 +76,44 @@ TEST_CASE("characterize measures the quiet time a cache waits before it recovers
   CHECK(std::fabs(idle->value / 500 - 1) <= 0.30);
 }
 
+TEST_CASE("characterize measures what a device makes up of its pauses (catchup_ms), and nothing where it makes up none",
+          "[characterize][catchup]") {
+  // The stick without its cache, a 400 ms pause every ~24 MB. With a 250 ms
+  // catch-up each pause costs the line of bytes 150 ms; the write that meets
+  // it has its own transfer made up inside it, so the pause fit sees a
+  // shorter pause and the catch-up after it is shorter by as much: what must
+  // come back is the net cost, fitted duration - catchup_ms.
+  std::vector<std::string> base = {"device.stall_interval_mb=24", "device.stall_duration_ms=400",
+                                   "device.stall_duration_sigma=0", "device.stall_period_ms=0",
+                                   "device.stall2_interval_mb=0", "device.stall2_period_ms=0"};
+  auto run = [&](double catchup) {
+    CharacterizeConfig cfg;
+    cfg.profile = kStack;
+    cfg.sets = base;
+    cfg.sets.push_back(fmt::format("device.catchup_ms={}", catchup));
+    cfg.budget_s = 240;  // the default: the 2 min plan meets 6 usable pauses, the sign test needs 7
+    cfg.recorder = headline_recorder();
+    auto r = run_characterize(cfg);
+    REQUIRE(r.ok());
+    return *r;
+  };
+  CharacterizeReport with = run(250);
+  const FoundParam* c = found(with, "device.catchup_ms");
+  // The pauses' population (the fit may add a second one of short ones): the longer.
+  const FoundParam* len = found(with, "device.stall_duration_ms");
+  const FoundParam* len2 = found(with, "device.stall2_duration_ms");
+  REQUIRE(c != nullptr);
+  REQUIRE(len != nullptr);
+  double pause = std::max(len->value, len2 ? len2->value : 0.0);
+  INFO("catchup_ms " << c->value << ", pause length fitted " << pause);
+  CHECK(c->value > 50);
+  CHECK(std::fabs(pause - c->value - 150) <= 40);
+  CharacterizeReport without = run(0);
+  const FoundParam* none = found(without, "device.catchup_ms");
+  INFO("catchup_ms found without one: " << (none ? none->value : 0.0));
+  CHECK((none == nullptr || none->value == 0));
+}
+
 TEST_CASE("characterize on a model recovers its parameters and its capacity", "[characterize]") {
   TempDir dir;
   CharacterizeConfig cfg;

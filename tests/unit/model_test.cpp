@@ -99,7 +99,7 @@ TEST_CASE("device: the burst cache recovers only after recover_idle_ms of quiet"
   CHECK(d.state(t2 + 3).burst_left_bytes == Approx(50e6));
 }
 
-TEST_CASE("device: catchup_ms makes up a pause's first part afterwards; the held write still waits it all",
+TEST_CASE("device: catchup_ms makes up a pause's first part afterwards, the held write still waits it all",
           "[model][device][catchup]") {
   // 10 MB/s, a 300 ms pause every ~10 MB (byte-triggered), 1 MB writes flat out.
   const std::string dev = "sustained_mbps = 10\nstall_interval_mb = 10\nstall_duration_ms = 300\ncapacity_bytes = 0";
