@@ -406,7 +406,7 @@ void fit_stalls(const Sorted& s, bool in_fs, Calibration& c) {
   if (in_fs) return;
   std::vector<const Series*> flat;
   for (auto* x : s.timelines)
-    if (meta_of(*x, "sweep") != "paced" && !is_paced(*x) && !behind_cache(x)) flat.push_back(x);
+    if (!is_paced(*x) && !behind_cache(x)) flat.push_back(x);
   CatchupFit cf = fit_catchup(flat);
   c.notes.push_back(cf.why);
   if (cf.ok && cf.made_up)

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "calibrate/fit.h"
+#include "sim/overrun_stats.h"
 
 namespace sd::cal {
 namespace {
@@ -748,11 +749,16 @@ CatchupFit fit_catchup(const std::vector<const Series*>& flat_out) {
     std::vector<double> cum(ops.size());
     double c = 0;
     for (size_t i = 0; i < ops.size(); ++i) cum[i] = (c += b[i]);
-    // Back to back: the next write issued within 10 ms of this one's end (no idle gap).
-    auto tight = [&](size_t from, size_t to) {
-      for (size_t k = from; k + 1 < to; ++k)
-        if (sw.slow[k] || ops[k + 1]->start - ops[k]->end > 0.010) return false;
-      return !sw.slow[to - 1];
+    // Writes [from, to) not slow, and writes from..to back to back (each
+    // next one issued within 10 ms of the previous one's end: no idle gap).
+    auto none_slow = [&](size_t from, size_t to) {
+      return std::none_of(sw.slow.begin() + static_cast<long>(from), sw.slow.begin() + static_cast<long>(to),
+                          [](char v) { return v != 0; });
+    };
+    auto back_to_back = [&](size_t from, size_t to) {
+      for (size_t k = from; k < to; ++k)
+        if (ops[k + 1]->start - ops[k]->end > 0.010) return false;
+      return true;
     };
     size_t i = w;
     while (i < ops.size()) {
@@ -760,7 +766,7 @@ CatchupFit fit_catchup(const std::vector<const Series*>& flat_out) {
       size_t a = i, e = i;
       while (e + 1 < ops.size() && sw.slow[e + 1]) ++e;
       i = e + 1;
-      if (a < w || !tight(a - w, a)) continue;
+      if (a < w || !none_slow(a - w, a) || !back_to_back(a - w, a - 1)) continue;
       double excess = 0, tb = 0, bb = 0;
       for (size_t k = a; k <= e; ++k) excess += d[k] - sw.expected[k];
       for (size_t k = a - w; k < a; ++k) tb += d[k], bb += b[k];
@@ -771,10 +777,7 @@ CatchupFit fit_catchup(const std::vector<const Series*>& flat_out) {
       j += 2;
       if (j + w > ops.size()) break;
       // Nothing slow nor idle from the pause to the after-window's end.
-      bool clean = true;
-      for (size_t k = e; k + 1 < j + w && clean; ++k)
-        if ((k > e && sw.slow[k]) || ops[k + 1]->start - ops[k]->end > 0.010) clean = false;
-      if (!clean) continue;
+      if (!none_slow(e + 1, j + w - 1) || !back_to_back(e, j + w - 1)) continue;
       // The same rate after as before (not a pause at a cache's cliff, where the line bends anyway).
       double ta = 0, ba = 0;
       for (size_t k = j; k < j + w; ++k) ta += d[k], ba += b[k];
@@ -798,12 +801,8 @@ CatchupFit fit_catchup(const std::vector<const Series*>& flat_out) {
   double n = static_cast<double>(caught.size());
   // A sign test (one-sided, 1 %): more pauses made something up than chance
   // would give a device that makes up nothing (robust to a stray pause).
-  size_t pos = static_cast<size_t>(std::count_if(caught.begin(), caught.end(), [](double v) { return v > 0; }));
-  double tail = 0, comb = 1;  // P(at least pos of n positive | p = 1/2)
-  for (size_t k = 0; k <= caught.size(); ++k) {
-    if (k >= pos) tail += comb * std::pow(0.5, n);
-    comb = comb * static_cast<double>(caught.size() - k) / static_cast<double>(k + 1);
-  }
+  auto pos = static_cast<int>(std::count_if(caught.begin(), caught.end(), [](double v) { return v > 0; }));
+  double tail = 1 - binomial_cdf(pos - 1, static_cast<int>(caught.size()), 0.5);  // P(at least pos of n positive)
   f.made_up = tail < 0.01;
   std::vector<double> sorted = caught;
   std::sort(sorted.begin(), sorted.end());
@@ -813,11 +812,12 @@ CatchupFit fit_catchup(const std::vector<const Series*>& flat_out) {
   auto lo_i = static_cast<size_t>(std::max(0.0, std::floor(n / 2 - half)));
   auto hi_i = static_cast<size_t>(std::min(n - 1, std::ceil(n / 2 + half)));
   f.band_ms = 1e3 * std::max(med - sorted[lo_i], sorted[hi_i] - med);
-  f.ms = f.made_up ? 1e3 * std::clamp(med, 0.0, median(excesses)) : 0;
+  double med_excess = median(excesses);
+  f.ms = f.made_up ? 1e3 * std::clamp(med, 0.0, med_excess) : 0;
   f.why = f.made_up
               ? fmt::format("catch-up: {} pauses, {} made something up (sign test p {:.2g}), each {:.0f} ms "
                             "(median) of a median excess of {:.0f} ms",
-                            caught.size(), pos, tail, med * 1e3, median(excesses) * 1e3)
+                            caught.size(), pos, tail, med * 1e3, med_excess * 1e3)
               : fmt::format("catch-up: {} pauses, {} made something up (sign test p {:.2g}, 0.01 needed): "
                             "device.catchup_ms left at 0",
                             caught.size(), pos, tail);

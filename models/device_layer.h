@@ -47,7 +47,6 @@ class DeviceLayer {
   double burst_level() const { return level_; }
   double recover_rate() const { return recover_; }
   double recover_idle() const { return recover_idle_s_; }  // seconds of quiet before it recovers
-  double catchup_bytes() const { return bucket_; }
   // The state after requests that each found the channel idle and the burst
   // cache recovered to empty (recover_rate() > 0) or not recovering
   // (recover_rate() == 0), at multiplier 1, whose `bytes` in all (`last_bytes`
