@@ -78,8 +78,18 @@ rel_ok device.sustained_mbps "$(param "$out" device.sustained_mbps)" 15 0.10
 # A userspace driver (FUSE): characterize puts the pauses in the filesystem layer
 # (measured: 411 ms with sigma 0.05, 324 ms with sigma 0.63 in another run, and 289 ms
 # with sigma 0.88 in a CI run where one 41 ms hiccup joined six 400 ms pauses in one
-# log-normal: such an outlier is now a population of its own, docs/calibrate.md).
-rel_ok stall_duration_ms "$(param "$out" filesystem.stall_duration_ms)" 400 0.25
+# log-normal; 298 ms with sigma 0.60 in another CI run, and 255 ms with sigma 0.77 here
+# under a parallel build, where two hiccups of 97 and 105 ms masked each other in the
+# outlier test). Hiccups of a loaded machine are now a population of their own
+# (docs/calibrate.md): the device's pauses are the population nearer 400 ms, which
+# must be within 25 % of it and nearly fixed in length.
+nearer=$(jq -r '[.params[] | select(.key | test("^filesystem\\.stall2?_duration_ms$")) | select(.value > 0)
+                 | {key, d: ((.value / 400) | log | fabs)}] | sort_by(.d) | .[0].key // ""' <<<"$out")
+[ -n "$nearer" ] || fail "no pause population fitted"
+rel_ok "$nearer" "$(param "$out" "$nearer")" 400 0.25
+sigma=$(param "$out" "${nearer%_ms}_sigma")
+awk -v s="$sigma" 'BEGIN { exit !(s != "" && s < 0.3) }' || fail "${nearer%_ms}_sigma: $sigma, expected under 0.3 (pauses of fixed length)"
+echo "the device's pauses: $nearer $(param "$out" "$nearer") ms, sigma $sigma"
 [ -z "$(param "$out" device.stall_duration_ms)" ] || fail "a userspace driver's pauses went into the device layer"
 
 finish
