@@ -132,16 +132,10 @@ OutlierSplit split_outliers(std::vector<double> x) {
   constexpr double kAlpha = 0.01;
   constexpr size_t kMaxOutliers = 2, kMinRest = 4;
   std::sort(x.begin(), x.end());
-  // Step i takes out x[lo] or x[hi - 1]; `steps` keeps each step's p-value
-  // and the [lo, hi) left after it.
-  struct Step {
-    double p;
-    size_t lo, hi;
-  };
-  std::vector<Step> steps;
+  std::vector<double> step_p;    // step i's p-value: x's i + 1 most extreme on `side` out
   size_t lo = 0, hi = x.size();  // the rest is x[lo, hi)
   int side = 0;                  // -1 low, +1 high, once decided
-  while (steps.size() < kMaxOutliers && hi - lo > kMinRest) {
+  while (step_p.size() < kMaxOutliers && hi - lo > kMinRest) {
     double best_p = 2;
     int best_side = 0;
     for (int sd_side : {-1, 1}) {
@@ -159,19 +153,14 @@ OutlierSplit split_outliers(std::vector<double> x) {
     side = best_side;
     if (side < 0) ++lo;
     else --hi;
-    steps.push_back({best_p, lo, hi});
+    step_p.push_back(best_p);
   }
-  size_t found = 0;
-  for (size_t i = steps.size(); i-- > 0;)
-    if (steps[i].p < kAlpha) {
-      found = i + 1;
-      break;
-    }
+  size_t k = step_p.size();  // the outliers: the most extreme k, for the largest k whose test says so
+  while (k > 0 && step_p[k - 1] >= kAlpha) --k;
   OutlierSplit r;
-  if (found == 0) return r;
-  lo = steps[found - 1].lo, hi = steps[found - 1].hi;
-  double worst_p = steps[found - 1].p;
-  size_t k = x.size() - (hi - lo);
+  if (k == 0) return r;
+  double p_k = step_p[k - 1];  // the test that decided k
+  lo = side < 0 ? k : 0, hi = side < 0 ? x.size() : x.size() - k;
   std::vector<double> out(side < 0 ? x.begin() : x.begin() + static_cast<long>(hi),
                           side < 0 ? x.begin() + static_cast<long>(lo) : x.end());
   Component a = one_normal({x.begin() + static_cast<long>(lo), x.begin() + static_cast<long>(hi)});
@@ -184,7 +173,7 @@ OutlierSplit split_outliers(std::vector<double> x) {
   for (double v : out) lengths += fmt::format("{}{:.3g} ms", lengths.empty() ? "" : ", ", std::exp(v) * 1e3);
   r.note = fmt::format("stalls: {} pause(s) of {} lie far {} the other {} (median {:.3g} ms; outlier test P ≤ {:.2g}): "
                        "a population of their own, not the tail of one log-normal",
-                       k, lengths, side < 0 ? "below" : "above", hi - lo, std::exp(a.mu) * 1e3, worst_p);
+                       k, lengths, side < 0 ? "below" : "above", hi - lo, std::exp(a.mu) * 1e3, p_k);
   return r;
 }
 
