@@ -4,7 +4,11 @@
 // Every fit reports a 95 % confidence half-width ("band") next to its value,
 // the coefficient of determination R² and the number of points it used.
 #pragma once
+#include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 namespace sd::cal {
@@ -54,5 +58,58 @@ SegmentFit fit_segments_at(const std::vector<double>& x, const std::vector<doubl
 // or 3. Knots stay at least `min_frac` of the x range from the ends and from
 // each other. x must be increasing.
 SegmentFit fit_segments(const std::vector<double>& x, const std::vector<double>& y, int pieces, double min_frac = 0.02);
+
+// The minimum of f over N parameters by Nelder-Mead from x0 (simplex edges
+// `step`), at most `iters` steps: for surfaces that are cheap but not smooth
+// enough for gradients (read queueing, ceilings) or whose gradients are
+// tedious (censored likelihoods).
+template <size_t N>
+std::array<double, N> nelder_mead(const std::function<double(const std::array<double, N>&)>& f,
+                                  std::array<double, N> x0, double step, int iters) {
+  using Theta = std::array<double, N>;
+  std::array<Theta, N + 1> s;
+  std::array<double, N + 1> v;
+  for (size_t i = 0; i <= N; ++i) {
+    s[i] = x0;
+    if (i > 0) s[i][i - 1] += step;
+    v[i] = f(s[i]);
+  }
+  for (int it = 0; it < iters; ++it) {
+    std::array<size_t, N + 1> o;
+    for (size_t i = 0; i <= N; ++i) o[i] = i;
+    std::sort(o.begin(), o.end(), [&](size_t a, size_t b) { return v[a] < v[b]; });
+    if (std::fabs(v[o[N]] - v[o[0]]) < 1e-12 * (1 + std::fabs(v[o[0]]))) break;
+    Theta c{};
+    for (size_t i = 0; i < N; ++i)
+      for (size_t k = 0; k < N; ++k) c[k] += s[o[i]][k] / static_cast<double>(N);
+    auto along = [&](double a) {
+      Theta r;
+      for (size_t k = 0; k < N; ++k) r[k] = c[k] + a * (s[o[N]][k] - c[k]);
+      return r;
+    };
+    Theta r = along(-1);
+    double fr = f(r);
+    if (fr < v[o[0]]) {
+      Theta e = along(-2);
+      double fe = f(e);
+      if (fe < fr) s[o[N]] = e, v[o[N]] = fe;
+      else s[o[N]] = r, v[o[N]] = fr;
+    } else if (fr < v[o[N - 1]]) {
+      s[o[N]] = r, v[o[N]] = fr;
+    } else {
+      Theta k = along(0.5);
+      double fk = f(k);
+      if (fk < v[o[N]]) {
+        s[o[N]] = k, v[o[N]] = fk;
+      } else {
+        for (size_t i = 1; i <= N; ++i) {
+          for (size_t d = 0; d < N; ++d) s[o[i]][d] = s[o[0]][d] + 0.5 * (s[o[i]][d] - s[o[0]][d]);
+          v[o[i]] = f(s[o[i]]);
+        }
+      }
+    }
+  }
+  return s[static_cast<size_t>(std::min_element(v.begin(), v.end()) - v.begin())];
+}
 
 }  // namespace sd::cal

@@ -177,6 +177,72 @@ OutlierSplit split_outliers(std::vector<double> x) {
   return r;
 }
 
+// A pause met by a paced writer: its excess, the writer's idle time before
+// the write, the write's stall-free time, the least excess it would have shown.
+struct MetPaced {
+  double excess = 0, idle = 0, write = 0, shown = 0;
+};
+// The lengths L of a time-triggered population as one log-normal (mu, sd of
+// ln L in seconds), from lengths measured whole (`whole`, ln L: a flat-out
+// writer meets a pause whole) and from pauses met by paced writes. A pause
+// that began u before a write (0 <= u <= idle) shows an excess of L - u; one
+// that began inside the write holds it up by all of L. Pauses begin at any
+// moment, so an excess e is seen with density F(e + idle) - F(e) + write f(e)
+// (F, f: the lengths' distribution and density): e says only that the pause
+// lasted between e and e + idle, unless it began inside the write. And a
+// pause is seen at all (an excess past `shown`) with a chance in proportion
+// to min(L - shown, idle) + write (L > shown): long pauses are met more
+// often, so each pause's density is divided by the mean of that chance,
+// integral of S over [shown, shown + idle] + write S(shown) (S = 1 - F).
+// Without that division the long ones the paced writer met more often would
+// pull the median up (by half, in the unit test's case).
+double paced_loglik(const std::vector<double>& whole, const std::vector<MetPaced>& met, double mu, double sd) {
+  auto S = [&](double x) { return x <= 0 ? 1.0 : norm_cdf((mu - std::log(x)) / sd); };
+  double ll = 0;
+  for (double v : whole) ll += norm_logpdf(v, mu, sd);
+  for (const auto& m : met) {
+    double e = std::max(m.excess, 1e-9);
+    double between = S(e) - S(e + m.idle), dens = between + m.write * std::exp(norm_logpdf(std::log(e), mu, sd)) / e;
+    constexpr int kSteps = 32;  // Simpson
+    double h = m.idle / kSteps, seen = m.write * S(m.shown);
+    if (h > 0) {
+      double sum = 0;
+      for (int j = 0; j <= kSteps; ++j) sum += (j == 0 || j == kSteps ? 1 : j % 2 ? 4 : 2) * S(m.shown + j * h);
+      seen += sum * h / 3;
+    }
+    ll += std::log(std::max(dens, 1e-300)) - std::log(std::max(seen, 1e-300));
+  }
+  return ll;
+}
+struct LengthFit {
+  double mu = 0, sd = 0, mu_se = 0, sd_se = 0;
+};
+// Maximum likelihood (Nelder-Mead in mu, ln sd, from the lengths with half
+// the idle time added); standard errors from the observed information (the
+// log-likelihood's second derivatives in mu, sd, numerically).
+LengthFit fit_paced_lengths(const std::vector<double>& whole, const std::vector<MetPaced>& met) {
+  std::vector<double> start = whole;
+  for (const auto& m : met) start.push_back(std::log(std::max(m.excess + m.idle / 2, 1e-9)));
+  Component c = one_normal(start);
+  auto cost = [&](const std::array<double, 2>& t) { return -paced_loglik(whole, met, t[0], std::exp(t[1])); };
+  std::array<double, 2> t = nelder_mead<2>(cost, {c.mu, std::log(c.sd)}, 0.3, 400);
+  t = nelder_mead<2>(cost, t, 0.05, 400);
+  LengthFit r{t[0], std::max(std::exp(t[1]), 0.01), 0, 0};
+  double mu = r.mu, sd = r.sd, h = 1e-4 * std::max(sd, 0.05);
+  auto ll = [&](double m, double s) { return paced_loglik(whole, met, m, s); };
+  double f0 = ll(mu, sd);
+  double hmm = (ll(mu + h, sd) - 2 * f0 + ll(mu - h, sd)) / (h * h);
+  double hss = (ll(mu, sd + h) - 2 * f0 + ll(mu, sd - h)) / (h * h);
+  double hms = (ll(mu + h, sd + h) - ll(mu + h, sd - h) - ll(mu - h, sd + h) + ll(mu - h, sd - h)) / (4 * h * h);
+  double det = hmm * hss - hms * hms, n = static_cast<double>(start.size());
+  if (det > 0 && hmm < 0) {  // (-H)^-1 = [[-hss, hms], [hms, -hmm]] / det
+    r.mu_se = std::sqrt(-hss / det), r.sd_se = std::sqrt(-hmm / det);
+  } else {  // flat: a plain sample's figures
+    r.mu_se = sd / std::sqrt(n), r.sd_se = sd / std::sqrt(2 * n);
+  }
+  return r;
+}
+
 // Kolmogorov-Smirnov distance between the sample and the fitted mixture CDF,
 // and its asymptotic p-value (optimistic: the parameters came from the same data).
 std::pair<double, double> ks_test(std::vector<double> x, const std::vector<Component>& c) {
@@ -312,7 +378,7 @@ SlowWrites find_slow_writes(const std::vector<double>& duration, const std::vect
   std::vector<double> rel(per.size());
   for (size_t i = 0; i < per.size(); ++i) rel[i] = base[i] > 0 ? per[i] / base[i] - 1 : 0;
   double scale = 1.4826 * mad(rel, median(rel));
-  double limit = std::max(kJitterSds * scale, kMinOpFraction);
+  double limit = s.limit = std::max(kJitterSds * scale, kMinOpFraction);
   for (size_t i = 0; i < per.size(); ++i) {
     s.expected[i] = base[i] * bytes[i];
     s.slow[i] = rel[i] > limit && duration[i] - s.expected[i] > kMinPauseS;
@@ -400,7 +466,8 @@ PauseScan scan_pauses(const Series& s) {
   for (size_t i = 0; i < d.size(); ++i) {
     if (!sw.slow[i]) continue;
     if (p.merged && i > 0 && sw.slow[i - 1]) p.pauses.back().excess_s += d[i] - sw.expected[i];
-    else p.pauses.push_back({at[i] - first, d[i] - sw.expected[i], idle[i]});
+    else p.pauses.push_back({at[i] - first, d[i] - sw.expected[i], idle[i], sw.expected[i],
+                             std::max(sw.limit * sw.expected[i], kMinPauseS)});
   }
   return p;
 }
@@ -667,6 +734,8 @@ StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans, bool behi
   for (size_t k = 0; k < model.size(); ++k) {
     StallPopulation pop;
     std::vector<double> n, B, T, logs, whole;  // whole: every trace's pauses, as measured
+    std::vector<double> sure;   // ln lengths measured whole (flat-out traces)
+    std::vector<MetPaced> met;  // pauses met by paced writes
     std::vector<double> gaps, busy_gaps;  // start-to-start times within a trace
     for (const auto& s : scans) {
       double count = 0, prev = -1;
@@ -675,6 +744,10 @@ StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans, bool behi
         if (population_of(v) != k) continue;
         ++count;
         if (counts(s, ps)) logs.push_back(v);
+        if (ps.excess_s >= longer_half) {
+          if (!s.paced) sure.push_back(std::log(std::max(ps.excess_s, 1e-9)));
+          else met.push_back({ps.excess_s, ps.idle_before_s, ps.write_s, ps.shown_s});
+        }
         whole.push_back(std::log(std::max(ps.excess_s, 1e-9)));
         if (prev >= 0) (s.paced ? gaps : busy_gaps).push_back(ps.at_s - prev);
         prev = ps.at_s;
@@ -694,14 +767,9 @@ StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans, bool behi
     for (const auto& s : scans)
       for (const auto& ps : s.pauses)
         if (double v = length_of(s, ps); population_of(v) == k) longest_ms = std::max(longest_ms, std::exp(v) * 1e3);
-    auto lengths = [&](const std::vector<double>& v) {
-      Component c = one_normal(v);
-      double m = static_cast<double>(v.size());
-      pop.median_ms = std::exp(c.mu) * 1e3;
-      pop.sigma = v.size() > 1 ? c.sd * std::sqrt(m / (m - 1)) : 0;
-      if (pop.sigma <= 0.01) pop.sigma = 0;
-      pop.median_band = pop.median_ms * (std::exp(t95(std::max<size_t>(1, v.size() - 1)) * pop.sigma / std::sqrt(m)) - 1);
-      pop.sigma_band = v.size() > 1 ? 1.96 * pop.sigma / std::sqrt(2 * (m - 1)) : 0;
+    // The ranges of the median and sigma, from their bands and from the
+    // pauses seen (`measured` lengths fitted).
+    auto ranges = [&](size_t measured) {
       // Ranges. Few measured lengths give a wide interval (t with m - 1
       // degrees of freedom), but every pause of the population counted bounds
       // it too: if n pauses were all at most L long, a quantile q with
@@ -714,17 +782,50 @@ StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans, bool behi
              L = std::max(longest_ms, pop.median_ms);
       pop.median_lo = pop.median_ms / f, pop.median_hi = std::min(pop.median_ms * f, L);
       pop.sigma_lo = std::max(0.0, pop.sigma - pop.sigma_band), pop.sigma_hi = pop.sigma + pop.sigma_band;
-      double n = static_cast<double>(std::max<size_t>(pop.pauses, v.size()));
+      double n = static_cast<double>(std::max(pop.pauses, measured));
       if (double z = normal_quantile(std::pow(0.05, 1 / n)); z > 0 && L > pop.median_ms)
         pop.sigma_hi = std::max(pop.sigma, std::min(pop.sigma_hi, std::log(L / pop.median_ms) / z));
       else if (z > 0)
         pop.sigma_hi = pop.sigma;
+    };
+    auto lengths = [&](const std::vector<double>& v) {
+      Component c = one_normal(v);
+      double m = static_cast<double>(v.size());
+      pop.median_ms = std::exp(c.mu) * 1e3;
+      pop.sigma = v.size() > 1 ? c.sd * std::sqrt(m / (m - 1)) : 0;
+      if (pop.sigma <= 0.01) pop.sigma = 0;
+      pop.median_band = pop.median_ms * (std::exp(t95(std::max<size_t>(1, v.size() - 1)) * pop.sigma / std::sqrt(m)) - 1);
+      pop.sigma_band = v.size() > 1 ? 1.96 * pop.sigma / std::sqrt(2 * (m - 1)) : 0;
+      ranges(v.size());
     };
     lengths(logs);
     std::string who = model.size() == 2 ? fmt::format("population {} ({:.3g} ms)", k + 1, pop.median_ms) : "stalls";
     fit_arrivals(pop, n, B, T, f.notes, who, behind_cache);
     // A byte-triggered pause lies wholly inside a write, paced or not: all of them measure its length.
     if (pop.period_ms == 0 && whole.size() > logs.size() && !behind_cache) lengths(whole);
+    // A time-triggered one met by a paced writer shows only what was left of
+    // it when the write came (fit_paced_lengths): those pauses count too,
+    // beside the lengths measured whole. Without them, a few whole lengths
+    // set the spread, and a wide one invents a tail that the many paced
+    // pauses rule out (the btrfs rig: 4 whole lengths of 6.7..103 ms gave
+    // sigma 1.24 beside 74 paced pauses, none of which can have been longer
+    // than 150 ms). Two whole lengths at least: they anchor the lengths the
+    // paced pauses only bound.
+    if (pop.period_ms > 0 && sure.size() >= 2 && !met.empty() && !behind_cache) {
+      LengthFit c = fit_paced_lengths(sure, met);
+      double m = static_cast<double>(sure.size() + met.size());
+      pop.median_ms = std::exp(c.mu) * 1e3;
+      pop.sigma = c.sd * std::sqrt(m / (m - 1));
+      if (pop.sigma <= 0.01) pop.sigma = 0;
+      pop.median_band = pop.median_ms * (std::exp(1.96 * c.mu_se) - 1);
+      pop.sigma_band = 1.96 * c.sd_se;
+      for (const auto& p : met) longest_ms = std::max(longest_ms, (p.excess + p.idle) * 1e3);
+      ranges(sure.size() + met.size());
+      f.notes.push_back(fmt::format(
+          "{}: lengths from {} measured whole and {} met by paced writes (each lasted between its excess and its "
+          "excess plus the idle time before it, and long ones are met more often): median {:.3g} ms, sigma {:.2f}",
+          who, sure.size(), met.size(), pop.median_ms, pop.sigma));
+    }
     if (pop.period_ms > 0 && pop.interval_mb == 0 && gaps.size() >= 4) {
       // Regularity of time-triggered pauses: the coefficient of variation of
       // their spacing (0 periodic, 1 Poisson) is the model's jitter.

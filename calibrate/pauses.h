@@ -10,7 +10,10 @@
 // Poisson count per trace with mean a·bytes + b·seconds: bytes-only vs
 // time-only by likelihood, both only if a likelihood-ratio test (99 %) says so. Durations: one log-normal (a nearly fixed length
 // when sigma is small) vs a two-population log-normal mixture by BIC, with a
-// Kolmogorov-Smirnov statistic of the chosen fit as the goodness-of-fit.
+// Kolmogorov-Smirnov statistic of the chosen fit as the goodness-of-fit; a
+// time-triggered population's median and sigma then also from the pauses
+// paced writes met partway (each bounded by its excess and the idle time
+// before it, long ones met more often: maximum likelihood).
 #pragma once
 #include <string>
 #include <vector>
@@ -23,6 +26,7 @@ namespace sd::cal {
 struct SlowWrites {
   std::vector<double> expected;  // seconds
   std::vector<char> slow;
+  double limit = 0;  // a write is slow past expected x (1 + limit) and expected + 1 ms
 };
 // `duration` and `bytes` per write, in issue order (at least 20 writes, else nothing is slow).
 SlowWrites find_slow_writes(const std::vector<double>& duration, const std::vector<double>& bytes);
@@ -31,6 +35,8 @@ struct Pause {
   double at_s = 0;      // start of the first slow write, seconds from the trace's start
   double excess_s = 0;  // summed excess over the baseline
   double idle_before_s = 0;  // the writer's idle time before it (paced traces)
+  double write_s = 0;        // the stall-free time of the write that met it
+  double shown_s = 0;        // the least excess that write would have shown as a pause
 };
 
 // The pauses of one trace and its exposure (bytes written, seconds spanned).

@@ -38,54 +38,6 @@ ReadParams from_theta(const Theta& t, int q) {
   return {clampexp(t[0]), clampexp(t[1]), clampexp(t[2]), q};
 }
 
-// Nelder-Mead on three parameters: the surface is cheap but not smooth
-// enough (queueing, ceilings) for gradients.
-Theta nelder_mead(const std::function<double(const Theta&)>& f, Theta x0, double step, int iters) {
-  std::array<Theta, 4> s;
-  std::array<double, 4> v;
-  for (int i = 0; i < 4; ++i) {
-    s[i] = x0;
-    if (i > 0) s[i][i - 1] += step;
-    v[i] = f(s[i]);
-  }
-  for (int it = 0; it < iters; ++it) {
-    std::array<int, 4> o = {0, 1, 2, 3};
-    std::sort(o.begin(), o.end(), [&](int a, int b) { return v[a] < v[b]; });
-    if (std::fabs(v[o[3]] - v[o[0]]) < 1e-12 * (1 + std::fabs(v[o[0]]))) break;
-    Theta c{};
-    for (int i = 0; i < 3; ++i)
-      for (int k = 0; k < 3; ++k) c[k] += s[o[i]][k] / 3;
-    auto along = [&](double a) {
-      Theta r;
-      for (int k = 0; k < 3; ++k) r[k] = c[k] + a * (s[o[3]][k] - c[k]);
-      return r;
-    };
-    Theta r = along(-1);
-    double fr = f(r);
-    if (fr < v[o[0]]) {
-      Theta e = along(-2);
-      double fe = f(e);
-      if (fe < fr) s[o[3]] = e, v[o[3]] = fe;
-      else s[o[3]] = r, v[o[3]] = fr;
-    } else if (fr < v[o[2]]) {
-      s[o[3]] = r, v[o[3]] = fr;
-    } else {
-      Theta k = along(0.5);
-      double fk = f(k);
-      if (fk < v[o[3]]) {
-        s[o[3]] = k, v[o[3]] = fk;
-      } else {
-        for (int i = 1; i < 4; ++i) {
-          for (int d = 0; d < 3; ++d) s[o[i]][d] = s[o[0]][d] + 0.5 * (s[o[i]][d] - s[o[0]][d]);
-          v[o[i]] = f(s[o[i]]);
-        }
-      }
-    }
-  }
-  int best = static_cast<int>(std::min_element(v.begin(), v.end()) - v.begin());
-  return s[best];
-}
-
 struct Solution {
   Theta theta{};
   int q = 1;
@@ -106,11 +58,11 @@ Solution solve(const std::vector<CellFit>& cells, const std::vector<Theta>& star
   auto f = [&](const Theta& t) { return sse_of(t, q, cells); };
   Solution best;
   for (const Theta& s : starts) {
-    Theta t = nelder_mead(f, s, 0.3, 150);
+    Theta t = nelder_mead<3>(f, s, 0.3, 150);
     double v = f(t);
     if (v < best.sse) best = {t, q, v};
   }
-  best.theta = nelder_mead(f, best.theta, 0.05, 150);
+  best.theta = nelder_mead<3>(f, best.theta, 0.05, 150);
   best.sse = f(best.theta);
   return best;
 }
