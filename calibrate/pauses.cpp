@@ -178,14 +178,15 @@ OutlierSplit split_outliers(std::vector<double> x) {
 }
 
 // A pause met by a paced writer: its excess, the writer's idle time before
-// the write, the write's stall-free time, the least excess it would have shown.
+// the write, the write's stall-free time, the least excess it would have
+// shown.
 struct MetPaced {
   double excess = 0, idle = 0, write = 0, shown = 0;
 };
 // The lengths L of a time-triggered population as one log-normal (mu, sd of
-// ln L in seconds), from lengths measured whole (`whole`, ln L: a flat-out
-// writer meets a pause whole) and from pauses met by paced writes. A pause
-// that began u before a write (0 <= u <= idle) shows an excess of L - u; one
+// ln L in seconds), from lengths measured whole (`whole`: a flat-out writer
+// meets a pause whole, and sees it if longer than `shown`) and from pauses
+// met by paced writes. A pause that began u before a write (0 <= u <= idle) shows an excess of L - u; one
 // that began inside the write holds it up by all of L. Pauses begin at any
 // moment, so an excess e is seen with density F(e + idle) - F(e) + write f(e)
 // (F, f: the lengths' distribution and density): e says only that the pause
@@ -196,10 +197,11 @@ struct MetPaced {
 // integral of S over [shown, shown + idle] + write S(shown) (S = 1 - F).
 // Without that division the long ones the paced writer met more often would
 // pull the median up (by half, in the unit test's case).
-double paced_loglik(const std::vector<double>& whole, const std::vector<MetPaced>& met, double mu, double sd) {
+double paced_loglik(const std::vector<MetPaced>& whole, const std::vector<MetPaced>& met, double mu, double sd) {
   auto S = [&](double x) { return x <= 0 ? 1.0 : norm_cdf((mu - std::log(x)) / sd); };
   double ll = 0;
-  for (double v : whole) ll += norm_logpdf(v, mu, sd);
+  for (const auto& m : whole)  // seen only past `shown`
+    ll += norm_logpdf(std::log(std::max(m.excess, 1e-9)), mu, sd) - std::log(std::max(S(m.shown), 1e-300));
   for (const auto& m : met) {
     double e = std::max(m.excess, 1e-9);
     double between = S(e) - S(e + m.idle), dens = between + m.write * std::exp(norm_logpdf(std::log(e), mu, sd)) / e;
@@ -220,8 +222,9 @@ struct LengthFit {
 // Maximum likelihood (Nelder-Mead in mu, ln sd, from the lengths with half
 // the idle time added); standard errors from the observed information (the
 // log-likelihood's second derivatives in mu, sd, numerically).
-LengthFit fit_paced_lengths(const std::vector<double>& whole, const std::vector<MetPaced>& met) {
-  std::vector<double> start = whole;
+LengthFit fit_paced_lengths(const std::vector<MetPaced>& whole, const std::vector<MetPaced>& met) {
+  std::vector<double> start;
+  for (const auto& m : whole) start.push_back(std::log(std::max(m.excess, 1e-9)));
   for (const auto& m : met) start.push_back(std::log(std::max(m.excess + m.idle / 2, 1e-9)));
   Component c = one_normal(start);
   auto cost = [&](const std::array<double, 2>& t) { return -paced_loglik(whole, met, t[0], std::exp(t[1])); };
@@ -487,6 +490,12 @@ double poisson_cdf(size_t k, double mean) {
 StallModelFit fit_stall_model(const std::vector<PauseScan>& scans, const KnownPlace& known) {
   StallModelFit f = fit_stall_model_all(scans);
   if (!f.ok) return f;
+  // The question below is about the long pauses as the flat-out writer saw
+  // them: the expectation comes from lengths measured whole, not from the
+  // bounds paced writes put on their population (a time-triggered population
+  // whose paced pauses are mostly a few ms long would say a flat-out writer's
+  // 100 ms ones are rare, and no paced count could then tell a cache).
+  StallModelFit seen_whole = fit_stall_model_all(scans, false, /*paced_bounds=*/false);
   if (known.where == KnownPlace::InCall) {
     f.notes.insert(f.notes.begin(), fmt::format("stalls: {}: the pauses are in the writer's call", known.why));
     return f;
@@ -581,7 +590,7 @@ StallModelFit fit_stall_model(const std::vector<PauseScan>& scans, const KnownPl
     for (const auto& p : s.pauses) x.seen += p.excess_s >= half;
     double period = s.seconds / static_cast<double>(s.writes);
     double shows = period > 0 ? std::min(1.0, half / period) : 1.0;
-    for (const auto& p : f.pops)
+    for (const auto& p : seen_whole.pops)
       x.expected += share_at_least(p) * ((p.interval_mb > 0 ? s.bytes / 1e6 / p.interval_mb : 0) +
                                          (p.period_ms > 0 ? shows * s.seconds * 1e3 / p.period_ms : 0));
     paced.push_back(x);
@@ -624,7 +633,7 @@ StallModelFit fit_stall_model(const std::vector<PauseScan>& scans, const KnownPl
   return g;
 }
 
-StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans, bool behind_cache) {
+StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans, bool behind_cache, bool paced_bounds) {
   StallModelFit f;
   f.traces = scans.size();
   double bytes = 0, seconds = 0;
@@ -734,7 +743,7 @@ StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans, bool behi
   for (size_t k = 0; k < model.size(); ++k) {
     StallPopulation pop;
     std::vector<double> n, B, T, logs, whole;  // whole: every trace's pauses, as measured
-    std::vector<double> sure;   // ln lengths measured whole (flat-out traces)
+    std::vector<MetPaced> sure;  // lengths measured whole (flat-out traces)
     std::vector<MetPaced> met;  // pauses met by paced writes
     std::vector<double> gaps, busy_gaps;  // start-to-start times within a trace
     for (const auto& s : scans) {
@@ -745,7 +754,7 @@ StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans, bool behi
         ++count;
         if (counts(s, ps)) logs.push_back(v);
         if (ps.excess_s >= longer_half) {
-          if (!s.paced) sure.push_back(std::log(std::max(ps.excess_s, 1e-9)));
+          if (!s.paced) sure.push_back({ps.excess_s, 0, ps.write_s, ps.shown_s});
           else met.push_back({ps.excess_s, ps.idle_before_s, ps.write_s, ps.shown_s});
         }
         whole.push_back(std::log(std::max(ps.excess_s, 1e-9)));
@@ -807,11 +816,15 @@ StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans, bool behi
     // it when the write came (fit_paced_lengths): those pauses count too,
     // beside the lengths measured whole. Without them, a few whole lengths
     // set the spread, and a wide one invents a tail that the many paced
-    // pauses rule out (the btrfs rig: 4 whole lengths of 6.7..103 ms gave
-    // sigma 1.24 beside 74 paced pauses, none of which can have been longer
-    // than 150 ms). Two whole lengths at least: they anchor the lengths the
-    // paced pauses only bound.
-    if (pop.period_ms > 0 && sure.size() >= 2 && !met.empty() && !behind_cache) {
+    // pauses rule out (the btrfs rig: 4 lengths measured whole, 6.7..103 ms,
+    // gave sigma 1.24 beside 74 paced pauses, none of which can have lasted
+    // longer than 153 ms). Two whole lengths at least: they anchor the
+    // lengths the paced pauses only bound. Only where the arrivals are
+    // time-triggered alone: a byte-triggered pause lies inside its write, and
+    // where the traces cannot tell which (or need both) a paced pause's
+    // excess is as ambiguous as its arrivals, so the lengths stay as measured.
+    if (paced_bounds && pop.period_ms > 0 && pop.interval_mb == 0 && sure.size() >= 2 && !met.empty() &&
+        !behind_cache) {
       LengthFit c = fit_paced_lengths(sure, met);
       double m = static_cast<double>(sure.size() + met.size());
       pop.median_ms = std::exp(c.mu) * 1e3;

@@ -129,6 +129,9 @@ StallModelFit fit_stall_model(const std::vector<PauseScan>& scans, const KnownPl
 // lengths from the longer half of the pauses (a flat-out writer met the
 // shorter ones with part of the cache's headroom left) and, when every trace
 // wrote at about the same rate, arrivals per unit of time (else per byte).
-StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans, bool behind_cache = false);
+// `paced_bounds`: a time-triggered population's lengths also from the pauses
+// paced writes met partway (else from the lengths measured whole alone).
+StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans, bool behind_cache = false,
+                                  bool paced_bounds = true);
 
 }  // namespace sd::cal
