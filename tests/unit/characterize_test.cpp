@@ -86,12 +86,12 @@ TEST_CASE("characterize measures what a device makes up of its pauses (catchup_m
   std::vector<std::string> base = {"device.stall_interval_mb=24", "device.stall_duration_ms=400",
                                    "device.stall_duration_sigma=0", "device.stall_period_ms=0",
                                    "device.stall2_interval_mb=0", "device.stall2_period_ms=0"};
-  auto run = [&](double catchup) {
+  auto run = [&](double catchup, double budget_s = 240) {
     CharacterizeConfig cfg;
     cfg.profile = kStack;
     cfg.sets = base;
     cfg.sets.push_back(fmt::format("device.catchup_ms={}", catchup));
-    cfg.budget_s = 240;  // the default: the 2 min plan meets 6 usable pauses, the sign test needs 7
+    cfg.budget_s = budget_s;  // 240 is the default
     cfg.recorder = headline_recorder();
     auto r = run_characterize(cfg);
     REQUIRE(r.ok());
@@ -112,6 +112,19 @@ TEST_CASE("characterize measures what a device makes up of its pauses (catchup_m
   const FoundParam* none = found(without, "device.catchup_ms");
   INFO("catchup_ms found without one: " << (none ? none->value : 0.0));
   CHECK((none == nullptr || none->value == 0));
+  // A 2 min plan meets 6 usable pauses: a sign test alone needs 7 of 7 (p <
+  // 1 %); the amounts made up (Student's t) tell it from 6.
+  CharacterizeReport short_with = run(250, 120);
+  const FoundParam* c_short = found(short_with, "device.catchup_ms");
+  bool said = false;
+  for (const auto& n : short_with.calibration.notes) said |= n.find("catch-up: 6 pauses") != std::string::npos;
+  CHECK(said);
+  REQUIRE(c_short != nullptr);
+  CHECK(c_short->value > 50);
+  CharacterizeReport short_without = run(0, 120);
+  const FoundParam* none_short = found(short_without, "device.catchup_ms");
+  INFO("catchup_ms found without one, 2 min plan: " << (none_short ? none_short->value : 0.0));
+  CHECK((none_short == nullptr || none_short->value == 0));
 }
 
 TEST_CASE("characterize on a model recovers its parameters and its capacity", "[characterize]") {
