@@ -71,12 +71,13 @@ bool is_paced(const Series& s);
 // at the excess max(0, excess - catchup_ms), so `caught` is the value that
 // goes with the pause fit's durations. Pauses whose after-window runs at
 // another rate (±10 %: a cache's cliff) are left out. The fit: the median of
-// caught over the pauses, kept only if more of them are above zero than
-// chance would give (sign test, one-sided, 1 %: 7 of 7, 9 of 10; otherwise
-// catchup_ms stays 0), held to at most the median excess.
+// caught over the pauses, kept only if they are above zero beyond chance
+// (a sign test: 7 of 7, 10 of 11; or Yuen's t on the 20 % trimmed mean of the
+// amounts; one-sided, either at 1 %; otherwise catchup_ms stays 0), held to
+// at most the median excess.
 struct CatchupFit {
   bool ok = false;          // at least 4 pauses measured
-  bool made_up = false;     // caught above zero (sign test, 1 %)
+  bool made_up = false;     // caught above zero (sign or t test, 1 %)
   double ms = 0, band_ms = 0;  // median caught; half-width of its 95 % interval (order statistics)
   size_t pauses = 0;
   std::string why;          // when !ok, or what was decided

@@ -113,7 +113,7 @@ TEST_CASE("characterize measures what a device makes up of its pauses (catchup_m
   INFO("catchup_ms found without one: " << (none ? none->value : 0.0));
   CHECK((none == nullptr || none->value == 0));
   // A 2 min plan meets 6 usable pauses: a sign test alone needs 7 of 7 (p <
-  // 1 %); the amounts made up (Student's t) tell it from 6.
+  // 1 %); the amounts made up (a trimmed t test) tell it from 6.
   CharacterizeReport short_with = run(250, 120);
   const FoundParam* c_short = found(short_with, "device.catchup_ms");
   bool said = false;
