@@ -12,7 +12,10 @@ uml_vfat_available() { command -v linux.uml >/dev/null && [ -f "$UML_MODULES/fs/
 # uml_vfat IMAGE OUT CMD...: boots user-mode Linux with the FAT image IMAGE
 # as its disk, mounts it with vfat (as root, umask 022, no options: what a
 # plain `mount` gives) and runs CMD... MOUNTPOINT there, its stdout in OUT.
-# Returns CMD's exit status, or 125 if the guest did not get to run it.
+# Returns CMD's exit status, 125 if the guest booted but did not get to run
+# it, or 126 if the guest never booted: its init never ran (user-mode Linux
+# 6.1 aborts during its host checks on some host kernels, e.g. 6.18), which
+# says nothing about vfat; the console's last lines go to stderr either way.
 uml_vfat() {
   local img=$1 out=$2 g rc
   shift 2
@@ -36,6 +39,10 @@ uml_vfat() {
   TMPDIR=/dev/shm timeout -k 5 120 linux.uml mem=256M "uml_dir=$g" "ubd0=$img" root=/dev/root rootfstype=hostfs rootflags=/ rw \
     "init=$g/init" con=null </dev/null >"$g/console" 2>&1
   if ! read -r rc 2>/dev/null <"$g/rc"; then
+    if [ ! -e "$g/guest.err" ]; then  # the init's first line creates it
+      echo "user-mode Linux (guest $UML_VERSION) did not boot on this host (Linux $(uname -r)): $(tail -2 "$g/console" | tr '\n' ' ')" >&2
+      return 126
+    fi
     echo "user-mode Linux did not run the command: $(tail -3 "$g/console") $(cat "$g/guest.err")" >&2
     return 125
   fi
