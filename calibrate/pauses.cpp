@@ -186,8 +186,9 @@ struct MetPaced {
 // The lengths L of a time-triggered population as one log-normal (mu, sd of
 // ln L in seconds), from lengths measured whole (`whole`: a flat-out writer
 // meets a pause whole, and sees it if longer than `shown`) and from pauses
-// met by paced writes. A pause that began u before a write (0 <= u <= idle) shows an excess of L - u; one
-// that began inside the write holds it up by all of L. Pauses begin at any
+// met by paced writes. A pause that began u before a write (0 <= u <= idle)
+// shows an excess of L - u; one that began inside the write holds it up by
+// all of L. Pauses begin at any
 // moment, so an excess e is seen with density F(e + idle) - F(e) + write f(e)
 // (F, f: the lengths' distribution and density): e says only that the pause
 // lasted between e and e + idle, unless it began inside the write. And a
@@ -490,12 +491,6 @@ double poisson_cdf(size_t k, double mean) {
 StallModelFit fit_stall_model(const std::vector<PauseScan>& scans, const KnownPlace& known) {
   StallModelFit f = fit_stall_model_all(scans);
   if (!f.ok) return f;
-  // The question below is about the long pauses as the flat-out writer saw
-  // them: the expectation comes from lengths measured whole, not from the
-  // bounds paced writes put on their population (a time-triggered population
-  // whose paced pauses are mostly a few ms long would say a flat-out writer's
-  // 100 ms ones are rare, and no paced count could then tell a cache).
-  StallModelFit seen_whole = fit_stall_model_all(scans, false, /*paced_bounds=*/false);
   if (known.where == KnownPlace::InCall) {
     f.notes.insert(f.notes.begin(), fmt::format("stalls: {}: the pauses are in the writer's call", known.why));
     return f;
@@ -583,6 +578,12 @@ StallModelFit fit_stall_model(const std::vector<PauseScan>& scans, const KnownPl
     double rate, expected;
     size_t seen;
   };
+  // The question is about the long pauses as the flat-out writer saw them:
+  // the expectation comes from lengths measured whole, not from the bounds
+  // paced writes put on their population (a time-triggered population whose
+  // paced pauses are mostly a few ms long would say a flat-out writer's
+  // 100 ms ones are rare, and no paced count could then tell a cache).
+  StallModelFit seen_whole = fit_stall_model_all(scans, false, /*paced_bounds=*/false);
   std::vector<Paced> paced;
   for (const auto& s : scans) {
     if (!s.paced || s.writes == 0 || s.seconds <= 0) continue;
@@ -797,12 +798,18 @@ StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans, bool behi
       else if (z > 0)
         pop.sigma_hi = pop.sigma;
     };
+    // Median and sigma from a fit of ln(length) (mu, sd by maximum likelihood
+    // over `count` lengths: sigma with Bessel's correction, 0 below 0.01).
+    auto set_median_sigma = [&](double mu, double sd, size_t count) {
+      double m = static_cast<double>(count);
+      pop.median_ms = std::exp(mu) * 1e3;
+      pop.sigma = count > 1 ? sd * std::sqrt(m / (m - 1)) : 0;
+      if (pop.sigma <= 0.01) pop.sigma = 0;
+    };
     auto lengths = [&](const std::vector<double>& v) {
       Component c = one_normal(v);
       double m = static_cast<double>(v.size());
-      pop.median_ms = std::exp(c.mu) * 1e3;
-      pop.sigma = v.size() > 1 ? c.sd * std::sqrt(m / (m - 1)) : 0;
-      if (pop.sigma <= 0.01) pop.sigma = 0;
+      set_median_sigma(c.mu, c.sd, v.size());
       pop.median_band = pop.median_ms * (std::exp(t95(std::max<size_t>(1, v.size() - 1)) * pop.sigma / std::sqrt(m)) - 1);
       pop.sigma_band = v.size() > 1 ? 1.96 * pop.sigma / std::sqrt(2 * (m - 1)) : 0;
       ranges(v.size());
@@ -826,10 +833,7 @@ StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans, bool behi
     if (paced_bounds && pop.period_ms > 0 && pop.interval_mb == 0 && sure.size() >= 2 && !met.empty() &&
         !behind_cache) {
       LengthFit c = fit_paced_lengths(sure, met);
-      double m = static_cast<double>(sure.size() + met.size());
-      pop.median_ms = std::exp(c.mu) * 1e3;
-      pop.sigma = c.sd * std::sqrt(m / (m - 1));
-      if (pop.sigma <= 0.01) pop.sigma = 0;
+      set_median_sigma(c.mu, c.sd, sure.size() + met.size());
       pop.median_band = pop.median_ms * (std::exp(1.96 * c.mu_se) - 1);
       pop.sigma_band = 1.96 * c.sd_se;
       for (const auto& p : met) longest_ms = std::max(longest_ms, (p.excess + p.idle) * 1e3);
@@ -943,7 +947,7 @@ CatchupFit fit_catchup(const std::vector<const Series*>& flat_out) {
     double wmean = std::accumulate(w.begin(), w.end(), 0.0) / n, ss = 0;
     for (double v : w) ss += (v - wmean) * (v - wmean);
     double se = std::sqrt(ss / (n - 1)) / (static_cast<double>(m) / n * std::sqrt(n));
-    if (tmean > 0 && m >= 3) t_p = se > 0 ? t_two_sided_p(tmean / se, static_cast<double>(m - 1)) / 2 : 0.0;
+    if (tmean > 0) t_p = se > 0 ? t_two_sided_p(tmean / se, static_cast<double>(m - 1)) / 2 : 0.0;
   }
   f.made_up = tail < 0.01 || t_p < 0.01;
   std::vector<double> sorted = caught;
