@@ -823,10 +823,10 @@ R run_characterize(const CharacterizeConfig& cfg) {
     rep.notes.push_back(fmt::format("the pauses are behind a cache ({}): the profile puts them in the device layer, "
                                     "under the host's page cache, not in the userspace driver's call. After a pause "
                                     "Linux paces the driver's writes at a rate that lags the device's "
-                                    "(dirty_ratelimit); the model paces them at writeback's own rate: on the ntfs-3g "
-                                    "test rig the headline was 3 % too high with a 4 MiB ring (11 % before the model "
-                                    "paced at all; bench/rig_truth.md, sessions 17 and 22); treat it as an upper "
-                                    "bound",
+                                    "(dirty_ratelimit), and a flat-out writer meets each pause late and so measures it "
+                                    "short; the model paces them at writeback's own rate: on the ntfs-3g test rig "
+                                    "the headline was 38 % too high with a 4 MiB ring and 4 % with 1 MiB "
+                                    "(bench/rig_truth.md, sessions 25 and 27); treat it as an upper bound",
                                     rep.fs.driver_io == DriverIo::PageCache
                                         ? "the driver writes to its device through the page cache"
                                         : "paced writes did not meet them"));
