@@ -59,6 +59,15 @@ int descriptor_path(const std::string& p) {
   return -1;
 }
 
+// Standard input (an input given as "-") is the regular file at `p`, as in
+// `streamdisk report - -o r.json < r.json`. Only a regular file: a terminal or
+// a pipe that is also the output is never replaced.
+bool stdin_is(const std::string& p) {
+  struct stat si{}, sp{};
+  return ::fstat(0, &si) == 0 && S_ISREG(si.st_mode) && ::stat(p.c_str(), &sp) == 0 && si.st_dev == sp.st_dev &&
+         si.st_ino == sp.st_ino;
+}
+
 }  // namespace
 
 bool same_file(const std::string& a, const std::string& b) {
@@ -95,8 +104,9 @@ Status OutputFile::open(const std::string& path, const OutputRules& rules) {
     return {};
   }
   for (const auto& in : rules.inputs)
-    if (!in.empty() && in != "-" && same_file(path, in))
-      return Status::error(fmt::format("{} {} is also an input ({}): choose another output file", opt, path, in));
+    if (in == "-" ? stdin_is(path) : !in.empty() && same_file(path, in))
+      return Status::error(fmt::format("{} {} is also an input ({}): choose another output file", opt, path,
+                                       in == "-" ? "standard input" : in));
   if (int fd = descriptor_path(path); fd >= 0) {
     if (fd == 1) {
       f_ = stdout;

@@ -35,7 +35,7 @@ struct OutputRules {
   std::string option = "output";   // names the option in messages: "--trace", "-o"
   std::string example = "out.csv";  // a file name for the "is a directory" message
   bool dash_is_stdout = false;     // "-" means standard output
-  std::vector<std::string> inputs;  // files the output must not be (existing or to be created)
+  std::vector<std::string> inputs;  // files the output must not be (existing or to be created; "-": stdin)
   // A file the command creates and never replaces (a recording's sidecar, a
   // report's plot, a kept trace): an existing path is refused by open(), and
   // commit() moves the temporary file into place only if the path is still
