@@ -82,6 +82,7 @@ Handler setup_mount(CLI::App& sub) {
     opt.discard = a->discard;
     opt.trace_path = a->trace;
     opt.trace_inputs = profile_files(a->prof.profile);
+    opt.trace_inputs.push_back(a->faults.file);  // --faults FILE
     opt.status_line = !a->quiet;
     opt.debug = a->debug;
     opt.realtime = a->realtime;

@@ -95,6 +95,7 @@ Handler setup_record(CLI::App& sub) {
     o.dir = a->dir;
     o.rec = *cfg;
     o.trace_path = a->trace;
+    o.trace_inputs = {a->faults.file};
     o.command_line = "streamdisk record";
     o.cancel = cleanup::cancel_flag();
     bool tty = isatty(STDERR_FILENO) != 0;

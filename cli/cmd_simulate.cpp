@@ -165,7 +165,9 @@ Handler setup_simulate(CLI::App& sub) {
                                               {"format", std::string(format_name(cfg->format))},
                                               {"buffer_bytes", std::to_string(cfg->buffer_bytes)}};
       TraceModel::of(p->name, a->prof.sets, *mo).write(meta);
-      auto st = trace.open(a->trace, meta, {"--trace", "trace.csv", true, profile_files(a->prof.profile)});
+      std::vector<std::string> inputs = profile_files(a->prof.profile);
+      inputs.push_back(a->faults.file);  // --faults FILE
+      auto st = trace.open(a->trace, meta, {"--trace", "trace.csv", true, inputs});
       if (!st.ok()) return bad_input(st.message());
     }
     bool powerloss = std::any_of(specs->begin(), specs->end(), [](const FaultSpec& f) { return f.kind == FaultKind::PowerLoss; });

@@ -163,11 +163,13 @@ Result<RecordReport> run_record(const RecordOptions& opt) {
   TraceWriter trace;
   if (!opt.trace_path.empty()) {
     if (Status st = check_trace_path(opt, first_paths); !st.ok()) return st;
+    std::vector<std::string> inputs = first_paths;
+    inputs.insert(inputs.end(), opt.trace_inputs.begin(), opt.trace_inputs.end());
     Status st = trace.open(opt.trace_path,
                            {{"tool", "streamdisk record"}, {"target", opt.dir},
                             {"format", std::string(format_name(opt.rec.format))},
                             {"buffer_bytes", std::to_string(opt.rec.buffer_bytes)}, {"command", opt.command_line}},
-                           {"--trace", "trace.csv", true, first_paths});
+                           {"--trace", "trace.csv", true, inputs});
     if (!st.ok()) return R::error(st.message());
   }
   uint64_t fb = (*layout)->payload_frame_bytes();

@@ -26,6 +26,7 @@ struct RecordOptions {
   std::string dir;                 // existing directory; files are named from rec.base_name
   RecorderConfig rec;
   std::string trace_path;          // native trace CSV ("" none)
+  std::vector<std::string> trace_inputs;  // files the trace must not be (--faults FILE)
   std::string command_line;        // recorded in the trace header
   std::function<void(double)> progress;  // fraction of the acquisition done
   const std::atomic<bool>* cancel = nullptr;  // set (Ctrl-C): stop, remove the partial files

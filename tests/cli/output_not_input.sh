@@ -28,6 +28,20 @@ json.dump({"fio version": "fio-3.33", "jobs": jobs}, open(sys.argv[1], "w"))
 PY
 "$STREAMDISK" calibrate --fio-json "$tmp/fio.json" >/dev/null || fail "calibrate --fio-json does not read the test's fio JSON"
 same "calibrate --fio-json - -o its stdin" "$tmp/fio.json" -- calibrate --fio-json - -o "$tmp/fio.json" <"$tmp/fio.json"
+# A --faults FILE is an input like the profile.
+printf '[[fault]]\nfault = "eio"\nat = "2GB"\n' >"$tmp/faults.toml"
+same "simulate --trace its --faults file" "$tmp/faults.toml" -- \
+  simulate -p $P -c 1 -r 8k -d 1s --faults "$tmp/faults.toml" --trace "$tmp/faults.toml"
+same "simulate --trace its --faults - (stdin)" "$tmp/faults.toml" -- \
+  simulate -p $P -c 1 -r 8k -d 1s --faults - --trace "$tmp/faults.toml" <"$tmp/faults.toml"
+mkdir "$tmp/rec"
+same "record --trace its --faults file" "$tmp/faults.toml" -- \
+  record "$tmp/rec" -c 1 -r 8k -d 0.2s --faults "$tmp/faults.toml" --trace "$tmp/faults.toml"
+[ -z "$(ls -A "$tmp/rec")" ] || fail "a refused record left files: $(ls -A "$tmp/rec")"
+"$STREAMDISK" simulate -p $P -c 1 -r 8k -d 1s --faults "$tmp/faults.toml" --trace "$tmp/t.csv" >/dev/null \
+  || fail "simulate --faults FILE --trace another file"
+head -1 "$tmp/t.csv" | grep -q '^# streamdisk-trace' || fail "simulate --faults FILE did not write its trace"
+
 # A pipe or another file on stdin is not the output: written as before.
 "$STREAMDISK" report - -o "$tmp/r.html" <"$tmp/show.json" || fail "report - -o with stdin from another file"
 head -c 200 "$tmp/r.html" | grep -q '<!DOCTYPE html>' || fail "report - -o did not write the page"
