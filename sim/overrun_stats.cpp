@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace sd {
 
@@ -55,9 +56,15 @@ Side compare_to_level(int k, int n, double level, double confidence) {
 
 int seeds_to_settle_below(double level, double confidence) {
   if (level <= 0 || level >= 1) return 1;
-  // Smallest n with (1 - level)^n < 1 - confidence.
-  int n = static_cast<int>(std::ceil(std::log(1 - confidence) / std::log1p(-level)));
-  while (std::pow(1 - level, n) >= 1 - confidence) ++n;
+  // Smallest n with (1 - level)^n < 1 - confidence; a level so small that n
+  // passes a third of INT_MAX (below about 4e-9 at 95 %) gets that, so the
+  // int (and the callers' 3 * n) cannot overflow: the cost guard refuses so
+  // many seeds, and a profile without stalls takes one exact run anyway.
+  constexpr int kMax = std::numeric_limits<int>::max() / 3;
+  double want = std::ceil(std::log(1 - confidence) / std::log1p(-level));
+  if (!(want < kMax)) return kMax;
+  int n = static_cast<int>(want);
+  while (n < kMax && std::pow(1 - level, n) >= 1 - confidence) ++n;
   return std::max(1, n);
 }
 

@@ -38,7 +38,8 @@ enum class Side { Below, Above, Open };
 // `level`, computed without solving for the bounds.
 Side compare_to_level(int k, int n, double level, double confidence);
 
-// Fewest seeds that can settle a candidate as below `level` (no overrun in all of them).
+// Fewest seeds that can settle a candidate as below `level` (no overrun in all of them),
+// at most INT_MAX / 3 (a tinier level gets that).
 int seeds_to_settle_below(double level, double confidence);
 
 // The verdict capacity's rule would reach for a candidate with k overruns in

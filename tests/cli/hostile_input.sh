@@ -103,6 +103,14 @@ expect_quick_bad_input "tiny stall interval" "would take .*stall" -- simulate -p
 expect_quick_bad_input "100000 h of 64 channels" "would take .*recorder writes" -- simulate -p $dev --set device.capacity_bytes=0 -c 64 -d 100000h
 expect_quick_bad_input "--split 128KiB at 640 MB/s for 1.5 h" "would create .* files .*raise --split" -- simulate -p usrp-2974 -c 2 -r 160M -b 16 --buffer 256MiB --split 128KiB -d 1.5h
 expect_quick_bad_input "1000 seeds over every stack" "this search would take" -- capacity -p '*+*+*' --seeds 1000
+# A tiny --max-overrun-probability: the seed count it needs overflowed an int and the search spun for minutes.
+expect_quick_bad_input "P < 1e-300 with stalls" "this search would take" -- \
+  capacity -p rpi4-buster-ultrafit-exfat --no-spread -d 10s --max-overrun-probability 1e-300
+start=$SECONDS
+out=$(timeout 20 "$STREAMDISK" capacity -p $dev --no-spread -d 10s --max-overrun-probability 1e-9 --json) \
+  || fail "capacity at P < 1e-9 without stalls: exit $? (one exact run answers it)"
+[ $((SECONDS - start)) -lt 20 ] || fail "capacity at P < 1e-9 without stalls took $((SECONDS - start)) s"
+printf '%s' "$out" | grep -q '"max_overrun_probability": 1e-09' || fail "capacity at P < 1e-9: $out"
 { echo "block_bytes,threads,mbps,op"; for t in 1 2 4 8 16 32 64 128 256 512; do for i in $(seq 1 50); do echo "$((i * 4096)),$t,$((100 + i)),read"; done; done; } >"$tmp/big.csv"
 expect_quick_bad_input "500-row read table" "the read fit over 500 read cells" -- calibrate --table "$tmp/big.csv"
 printf 'block_bytes,threads,mbps,op\n4096,1,10,read\n65536,1,100,read\n4096,1000,200,read\n65536,1000,500,read\n' >"$tmp/t1000.csv"

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "models/profile.h"
@@ -61,6 +62,11 @@ void same(const CandidateStats& a, const CandidateStats& b) {
 TEST_CASE("overrun statistics: Clopper-Pearson bounds and the 59-seed rule", "[capacity][stats]") {
   // The rule of three's exact form: 0 of n bounds p below 5 % at 95 % only from n = 59.
   CHECK(seeds_to_settle_below(0.05, 0.95) == 59);
+  // A level too small for an int count of seeds saturates (it overflowed, then looped for minutes).
+  constexpr int kMaxSeeds = std::numeric_limits<int>::max() / 3;
+  CHECK(seeds_to_settle_below(1e-9, 0.95) == kMaxSeeds);
+  CHECK(seeds_to_settle_below(1e-300, 0.95) == kMaxSeeds);
+  CHECK(seeds_to_settle_below(1e-6, 0.95) < kMaxSeeds);
   CHECK(clopper_pearson(0, 59, 0.95).high < 0.05);
   CHECK(clopper_pearson(0, 58, 0.95).high > 0.05);
   CHECK(compare_to_level(0, 59, 0.05, 0.95) == Side::Below);
