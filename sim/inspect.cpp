@@ -398,6 +398,10 @@ Status raw_stream(const std::string& path, const InspectOptions& opt, Inspection
   if (!fs::exists(side))
     return Status::error(fmt::format("{} has no header and no sidecar {}: give --channels, --sample-rate and "
                                      "--sample-bits", excerpt(path), excerpt(side.string())));
+  // Found by its name, not given: a fifo of that name would wait for a writer.
+  if (!fs::is_regular_file(side))
+    return Status::error(fmt::format("sidecar {} is not a regular file: give --channels, --sample-rate and "
+                                     "--sample-bits", excerpt(side.string())));
   auto text = read_input(side.string(), "raw sidecar", kJsonLimits);
   if (!text) return text.status();
   try {
@@ -421,7 +425,9 @@ Status raw_stream(const std::string& path, const InspectOptions& opt, Inspection
 Result<Inspection> inspect_file(const std::string& path, const InspectOptions& opt) {
   if (std::string why = unreadable_reason(path); !why.empty())
     return Result<Inspection>::error(fmt::format("cannot inspect '{}': {}", excerpt(path), why));
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a fifo must not wait for a writer (it is refused
+  // below); reads of a regular file ignore it.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return Result<Inspection>::error(fmt::format("cannot inspect '{}': {}", excerpt(path), std::strerror(errno)));
   struct Closer {
     int fd;

@@ -88,4 +88,13 @@ expect_bad_input "raw without sidecar" "no header and no sidecar" -- inspect "$t
 expect_bad_input "tdms index" "tdms_index" -- inspect "$tmp/td.tdms_index"
 expect_bad_input "half a raw stream" "needs all of" -- inspect -c 2 "$tmp/cut.raw"
 expect_bad_input "directory" "cannot inspect .*directory" -- inspect "$tmp"
+# A fifo (no writer) is refused at once; it waited for a writer forever. So is a
+# fifo where a raw file's sidecar would be.
+mkfifo "$tmp/fifo.wav"
+printf '#!/bin/sh\nexec timeout 20 "%s" "$@"\n' "$STREAMDISK" >"$tmp/sd-timeout"; chmod +x "$tmp/sd-timeout"
+start=$SECONDS
+STREAMDISK="$tmp/sd-timeout" expect_bad_input "fifo" "cannot inspect .*not a regular file" -- inspect "$tmp/fifo.wav"
+head -c 4000 /dev/urandom >"$tmp/side.raw"; mkfifo "$tmp/side.json"
+STREAMDISK="$tmp/sd-timeout" expect_bad_input "fifo sidecar" "sidecar .*side.json is not a regular file" -- inspect "$tmp/side.raw"
+[ $((SECONDS - start)) -lt 20 ] || fail "inspect of fifos took $((SECONDS - start)) s"
 finish
