@@ -132,6 +132,12 @@ expect_bad_input "record --trace over the recording" "of the recording itself" -
 expect_bad_input "record --trace over a split part" "part of the split recording" -- \
   record "$tmp/rec" -c 2 -r 8k -b 16 -f raw -d 0.3s --split 128KiB --trace "$tmp/rec/rec_002.raw"
 [ -z "$(ls -A "$tmp/rec")" ] || fail "a refused record left files: $(ls -A "$tmp/rec")"
+# ... also through a (dangling) symlink to a part still to come: the trace replaced rec_003.raw.
+ln -s rec/rec_003.raw "$tmp/part-link"
+expect_bad_input "record --trace a link to a split part" "part of the split recording" -- \
+  record "$tmp/rec" -c 2 -r 8k -b 16 -f raw -d 0.3s --split 128KiB --trace "$tmp/part-link"
+[ -z "$(ls -A "$tmp/rec")" ] || fail "a refused record left files: $(ls -A "$tmp/rec")"
+rm -f "$tmp/part-link"
 
 # Issue 11: `simulate --json --trace -` mixed both on stdout.
 expect_bad_input "simulate --json --trace -" "both want stdout" -- simulate -p $P -c 1 -r 8k -b 16 -d 1s --json --trace -
