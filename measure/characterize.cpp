@@ -377,9 +377,14 @@ R run_characterize(const CharacterizeConfig& cfg) {
   if (Status st = check_recorder(cfg.recorder); !st.ok()) return R::error(st.message());
   if (!cfg.keep_traces.empty()) {
     std::error_code ec;
-    if (!std::filesystem::is_directory(cfg.keep_traces, ec))
+    if (!std::filesystem::is_directory(cfg.keep_traces, ec)) {
+      // A name that exists and is not a directory cannot be made one.
+      if (std::filesystem::symlink_status(cfg.keep_traces, ec).type() != std::filesystem::file_type::not_found)
+        return R::error(fmt::format("--keep-traces {}: exists and is not a directory; give a directory for the traces",
+                                    cfg.keep_traces));
       return R::error(fmt::format("--keep-traces {}: not a directory; create it first (mkdir -p {})", cfg.keep_traces,
                                   cfg.keep_traces));
+    }
     if (::access(cfg.keep_traces.c_str(), W_OK) != 0)
       return R::error(fmt::format("--keep-traces {}: not writable; pick a directory you may write to", cfg.keep_traces));
     // The traces have fixed names: never replace a file this run did not

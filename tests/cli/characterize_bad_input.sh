@@ -22,7 +22,8 @@ expect_bad_input "bad check" "--check 'soon'" -- characterize "$T" --check soon
 expect_bad_input "check over half the budget" "more than half the 4min budget" -- characterize "$T" --check 3min
 expect_bad_input "output in a missing directory" "does not exist" -- characterize "$T" -o "$T/no/such/p.toml"
 expect_bad_input "output is a directory" "is a directory" -- characterize "$T" -o "$T"
-expect_bad_input "keep-traces not a directory" "--keep-traces" -- characterize -p sandisk-ultrafit-16g --keep-traces "$T/file"
+expect_bad_input "keep-traces not a directory" "exists and is not a directory" -- characterize -p sandisk-ultrafit-16g --keep-traces "$T/file"
+expect_bad_input "keep-traces missing" "mkdir -p" -- characterize -p sandisk-ultrafit-16g --keep-traces "$T/nope-traces"
 # --keep-traces never replaces a file it did not write: an earlier run's trace (or a
 # dangling link of such a name) stops the run before it measures anything.
 mkdir -p "$T/traces" "$T/traces2"
