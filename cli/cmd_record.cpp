@@ -87,6 +87,18 @@ Handler setup_record(CLI::App& sub) {
     if (a->json && a->trace == "-") return bad_input("--trace - and --json both want stdout: write the trace to a file");
     if (a->name.empty() || a->name.find('/') != std::string::npos)
       return bad_input(fmt::format("--name '{}' must be a plain file name without '/'", a->name));
+    {
+      // The longest name the recording makes (a part, a sidecar's temporary
+      // file: .NAME.json.PID-N.tmp) is the base plus at most 32 characters;
+      // a base that leaves less than that under the directory's limit would
+      // fail partway, after some files were written.
+      long name_max = ::pathconf(a->dir.c_str(), _PC_NAME_MAX);
+      if (name_max <= 0) name_max = 255;
+      if (static_cast<long>(a->name.size()) + 32 > name_max)
+        return bad_input(fmt::format("--name is {} characters: the recording's file names would pass this "
+                                     "filesystem's limit of {}; give at most {}",
+                                     a->name.size(), name_max, name_max - 32));
+    }
     cfg->base_name = a->name;
     auto faults = fault_specs(a->faults, /*powerloss_ok=*/false);
     if (!faults) return bad_input(faults.message());

@@ -45,6 +45,11 @@ expect_bad_input "unknown format" "--format" -- record "$tmp/bad" -f mp3 -d 1s
 expect_bad_input "zero channels" "--channels" -- record "$tmp/bad" -c 0 -d 1s
 expect_bad_input "bad duration" "--duration" -- record "$tmp/bad" -d forever
 expect_bad_input "name with slash" "--name '../x' must be a plain file name" -- record "$tmp/bad" --name ../x -d 1s
+# A name so long that a part's or the sidecar's temporary file would pass the
+# filesystem's 255: refused before any file is made (it failed partway, exit 1).
+long=$(printf 'n%.0s' $(seq 230))
+expect_bad_input "name too long" "--name is 230 characters: .* give at most 223" -- record "$tmp/bad" --name "$long" -f raw -d 1s
+[ -z "$(ls -A "$tmp/bad")" ] || fail "name too long: files were left in $tmp/bad: $(ls -A "$tmp/bad")"
 expect_bad_input "too big" "has .* free; this recording needs about" -- record "$tmp/bad" -c 1000 -r 10M -b 32 -d 10h
 touch "$tmp/bad/rec.w64"
 expect_bad_input "exists" "rec.w64 exists: give another --name or remove it" -- record "$tmp/bad" -f w64 -d 1s
