@@ -107,13 +107,8 @@ Status check_trace_path(const RecordOptions& opt, const std::vector<std::string>
                                        opt.trace_path));
   // The name the trace is written to: a symlink (also a dangling one) is
   // followed, as the output-file rules do, so a link to rec_003.raw is caught.
-  std::filesystem::path t(opt.trace_path);
-  std::error_code ec;
-  for (int hops = 0; hops < 40 && std::filesystem::is_symlink(t, ec); ++hops) {
-    std::filesystem::path link = std::filesystem::read_symlink(t, ec);
-    if (ec) break;
-    t = link.is_absolute() ? link : t.parent_path() / link;
-  }
+  std::string followed = follow_links(opt.trace_path);
+  std::filesystem::path t(followed.empty() ? opt.trace_path : followed);  // (a loop: refused when opened)
   std::string dir = t.has_parent_path() ? t.parent_path().string() : ".";
   if (opt.rec.split_bytes > 0 && same_file(dir, opt.dir) && t.filename().string().rfind(opt.rec.base_name + "_", 0) == 0)
     return Status::error(fmt::format("--trace {} could be a part of the split recording ({}_NNN...): give the trace "

@@ -27,20 +27,6 @@ std::string base_of(const std::string& p) {
   return slash == std::string::npos ? p : p.substr(slash + 1);
 }
 
-// Follows symlinks by hand (lstat + readlink) so a dangling link resolves to
-// the path its target would have. Returns "" on a loop.
-std::string follow_links(std::string p) {
-  for (int hops = 0; hops < 40; ++hops) {
-    struct stat st{};
-    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return p;
-    char buf[PATH_MAX];
-    ssize_t n = ::readlink(p.c_str(), buf, sizeof buf - 1);
-    if (n < 0) return p;
-    std::string link(buf, static_cast<size_t>(n));
-    p = link[0] == '/' ? link : dir_of(p) + "/" + link;
-  }
-  return "";
-}
 
 // /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: an open descriptor
 // of this process (a pipe, a terminal, or a file the shell opened), written
@@ -69,6 +55,19 @@ bool stdin_is(const std::string& p) {
 }
 
 }  // namespace
+
+std::string follow_links(std::string p) {
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat st{};
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return p;
+    char buf[PATH_MAX];
+    ssize_t n = ::readlink(p.c_str(), buf, sizeof buf - 1);
+    if (n < 0) return p;
+    std::string link(buf, static_cast<size_t>(n));
+    p = link[0] == '/' ? link : dir_of(p) + "/" + link;
+  }
+  return "";
+}
 
 bool same_file(const std::string& a, const std::string& b) {
   struct stat sa{}, sb{};

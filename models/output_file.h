@@ -76,6 +76,10 @@ class OutputFile {
 // open(), one write of `text`, commit().
 Status write_output_file(const std::string& path, std::string_view text, const OutputRules& rules);
 
+// Follows symlinks by hand (lstat + readlink) so a dangling link resolves to
+// the path its target would have. Returns "" on a loop.
+std::string follow_links(std::string p);
+
 // The same file? Both existing: same device and inode. Otherwise the same
 // directory (after symlinks) and the same name.
 bool same_file(const std::string& a, const std::string& b);
