@@ -176,6 +176,76 @@ bool steady(const std::vector<RateWindow>& w, double window, int cliff) {
   return mean > 0 && std::sqrt(var) < 0.1 * mean;
 }
 
+// The device's own rate from `from` s on,
+// from its counter's samples `dev` (the first `written_end` of them taken
+// while writing, one more after the final fsync when `fsynced`): its raw rate
+// between pauses x the payload's share of what it wrote. A pause is the
+// device's, which the model keeps apart from its rate.
+void device_rate(SustainedResult& r, const std::vector<std::pair<double, double>>& dev, size_t written_end,
+                 double from, bool fsynced) {
+  if (written_end < 3) return;
+  size_t i0 = 0;  // the last sample at or before `from`
+  while (i0 + 1 < written_end && dev[i0 + 1].first <= from) ++i0;
+  std::vector<double> rates, dts, bytes;
+  for (size_t i = i0; i + 1 < written_end; ++i) {
+    double dt = dev[i + 1].first - dev[i].first;
+    if (!(dt > 0)) continue;
+    dts.push_back(dt);
+    bytes.push_back(dev[i + 1].second - dev[i].second);
+    rates.push_back(bytes.back() / dt);
+  }
+  if (rates.size() < 2) return;
+  // The payload's share: what was written over what the device took from the
+  // start to the end of the fsync. Above 1 the fsync did not reach the device
+  // (the driver kept some): no share can be told, the raw rate is used.
+  if (fsynced && dev.size() > written_end) {
+    double took = dev.back().second - dev.front().second;
+    if (took > 0 && r.bytes / took <= 1.02) {
+      r.payload_share = std::min(1.0, r.bytes / took);
+      r.payload_share_measured = true;
+    }
+  }
+  // Between pauses: a span at under 70 % of the rate may hold a pause (or
+  // only fewer of the device's requests ending in it: the counter moves a
+  // request at a time); with the spans either side of it (a pause's start and
+  // end, or the request that ended there instead) it loses the time its
+  // bytes did not take at the rate. Three rounds from the median span's rate.
+  double all_b = 0, all_t = 0;
+  for (size_t i = 0; i < rates.size(); ++i) all_b += bytes[i], all_t += dts[i];
+  double rate = median(rates);
+  std::vector<bool> near(rates.size());  // a slow span or next to one
+  for (int round = 0; round < 3 && rate > 0; ++round) {
+    for (size_t i = 0; i < rates.size(); ++i) {
+      auto slow = [&](size_t k) { return k < rates.size() && rates[k] < 0.7 * rate; };
+      near[i] = slow(i) || (i > 0 && slow(i - 1)) || slow(i + 1);
+    }
+    double lost = 0;
+    for (size_t i = 0; i < rates.size();) {
+      if (!near[i]) {
+        ++i;
+        continue;
+      }
+      double bt = 0, bb = 0;
+      for (; i < rates.size() && near[i]; ++i) bt += dts[i], bb += bytes[i];
+      lost += std::max(0.0, bt - bb / rate);
+    }
+    if (!(all_t - lost > 0)) return;
+    rate = all_b / (all_t - lost);
+  }
+  if (!(rate > 0)) return;
+  r.device_rate = rate * r.payload_share;
+  // The band: the spread of the other spans about that rate.
+  double sq = 0;
+  size_t n = 0;
+  for (size_t i = 0; i < rates.size(); ++i) {
+    if (near[i]) continue;
+    sq += (rates[i] - rate) * (rates[i] - rate), ++n;
+  }
+  if (n >= 2)
+    r.device_rate_band = 1.96 * std::sqrt(sq / static_cast<double>(n - 1)) / std::sqrt(static_cast<double>(n)) *
+                         r.payload_share;
+}
+
 }  // namespace
 
 SustainedResult run_sustained_sweep(const SweepEnv& env, const SustainedSweep& s) {
@@ -185,6 +255,15 @@ SustainedResult run_sustained_sweep(const SweepEnv& env, const SustainedSweep& s
   if (!io.create(s.file, s.direct, r.error)) return r;
   std::vector<double> ends;  // completion of each write, from t0
   double t0 = env.clock->now();
+  // The device's own count (SweepEnv::device_written): at the start, where
+  // each window closed and after the last write, as (seconds from t0, bytes).
+  std::vector<std::pair<double, double>> dev;
+  auto sample_device = [&] {
+    if (!env.device_written) return;
+    double b = env.device_written();
+    if (b >= 0) dev.emplace_back(env.clock->now() - t0, b);
+  };
+  sample_device();
   uint64_t off = 0;
   RateWindow cur{0, s.window, 0, 0};
   auto close_windows = [&](double upto) {  // closes every window that ends by `upto`
@@ -209,7 +288,9 @@ SustainedResult run_sustained_sweep(const SweepEnv& env, const SustainedSweep& s
     off += c.bytes;
     r.latencies.push_back(c.done - now);
     ends.push_back(c.done - t0);
-    if (close_windows(c.done - t0) && s.until_steady && r.windows.size() >= 4) {
+    bool closed = close_windows(c.done - t0);
+    if (closed) sample_device();
+    if (closed && s.until_steady && r.windows.size() >= 4) {
       double init = initial_rate(r.windows, s.window);
       if (steady(r.windows, s.window, cliff_window(r.windows, init))) {
         cur.bytes += static_cast<double>(c.bytes);
@@ -229,10 +310,13 @@ SustainedResult run_sustained_sweep(const SweepEnv& env, const SustainedSweep& s
     cur.rate = cur.bytes / (cur.end - cur.start);
     r.windows.push_back(cur);
   }
+  sample_device();
+  size_t dev_written_end = dev.size();
   if (s.fsync != FsyncMode::Never && !ends.empty()) {
     double f0 = env.clock->now();
     io.issue({OpKind::Fsync, s.file, 0, 0, s.direct});
     r.fsync_seconds = env.clock->now() - f0;
+    sample_device();
   }
   io.issue({OpKind::Close, s.file, 0, 0, s.direct});
   io.issue({OpKind::Remove, s.file, 0, 0, s.direct});
@@ -247,6 +331,10 @@ SustainedResult run_sustained_sweep(const SweepEnv& env, const SustainedSweep& s
     r.final_rate = sum / static_cast<double>(q);
     int wi = cliff_window(r.windows, r.initial_rate);
     if (wi >= 0) locate_cliff(r, ends, static_cast<double>(s.block), wi);
+    // The device's own rate: from the cliff on (past a write cache, or a page
+    // cache's freerun ceiling), else over the second half.
+    double from = r.cliff_seconds ? *r.cliff_seconds : r.windows[r.windows.size() / 2].start;
+    device_rate(r, dev, dev_written_end, from, s.fsync != FsyncMode::Never);
   }
   r.cancelled = cancelled(env);
   return r;

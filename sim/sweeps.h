@@ -64,6 +64,12 @@ struct SweepEnv {
   std::vector<Device*> thread_devices;
   // Fill sweep: capacity and free space now.
   std::function<SpaceInfo()> space;
+  // Bytes the device under the filesystem has written so far (real storage:
+  // its block statistics, sectors x 512), or empty when unknown. A sustained
+  // sweep then also gives the device's own rate, which differs from the
+  // writes' when a page cache lies between them (a FUSE driver writing its
+  // block device through the page cache: "direct" writes that are not).
+  std::function<double()> device_written;
 };
 
 // Block sizes of document 000 / 001's sweeps: 512 B ... 8 MiB, factors of 4.
@@ -140,6 +146,16 @@ struct SustainedResult {
   double final_rate = 0;         // mean of the last quarter of the windows
   std::optional<double> cliff_seconds, cliff_bytes;  // where the rate fell below 70 % of initial for good
   double fsync_seconds = 0;      // the final fsync (fsync end)
+  // With SweepEnv::device_written: the device's own rate from the cliff on
+  // (without one, over the second half), between its pauses (spans at under half the median
+  // rate and their neighbours left out), in payload bytes/s (its raw rate x payload_share), and the
+  // band of that figure (95 % half-width, from its spans); 0 when not
+  // measured. payload_share: the bytes written over what the device wrote
+  // from the start to the end of the final fsync (its metadata and journal
+  // are the rest), at most 1 (1 when the fsync did not reach the device:
+  // payload_share_measured false).
+  double device_rate = 0, device_rate_band = 0, payload_share = 1;
+  bool payload_share_measured = false;
   int error = 0;
   bool cancelled = false;
 };

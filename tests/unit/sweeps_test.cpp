@@ -259,3 +259,53 @@ TEST_CASE("formats sweep refuses a stream a format cannot hold before writing", 
   REQUIRE_FALSE(r.ok());
   CHECK(rig.rows.empty());
 }
+
+// What a FUSE driver writing its block device through the page cache shows
+// characterize: writes taken into a large page cache, then paced while the
+// dirty level climbs, while the device writes at its own rate and pauses.
+// Here buffered writes through the model's page cache stand for them, and
+// the device's written count is what reached the device (bytes written less
+// the dirty bytes not yet on it, as a block device's statistics count).
+TEST_CASE("sustained sweep tells the device's own rate from a page cache's in between", "[sweeps]") {
+  Profile p = load("rpi4-bullseye+ext4+sandisk-ultrafit-16g",
+                   {"host.dirty_limit_bytes=400000000", "host.dirty_background_bytes=200000000",
+                    "device.op_overhead_us=0", "device.seek_penalty_us=0", "device.stall_period_ms=4000",
+                    "device.stall_duration_ms=300"});
+  Rig rig(p);
+  double written = 0;
+  rig.env.trace = [&](const TraceRecord& r) {
+    if (r.op == OpKind::Write) written += static_cast<double>(r.bytes);
+  };
+  rig.env.device_written = [&] { return written - rig.dev.state(rig.clock.now()).dirty_bytes; };
+  SustainedSweep s;
+  s.max_bytes = 4ull << 30;
+  s.max_seconds = 60;
+  s.window = 0.25;
+  s.direct = false;
+  auto r = run_sustained_sweep(rig.env, s);
+  // Between its pauses (0.3 s every 4 s, which the writes' own rate counts)
+  // the device writes at its sustained rate; its counter moves a 1 MiB
+  // writeback chunk at a time, a few per 0.25 s window.
+  double device = p.params(Layer::Device).get("sustained_mbps") * 1e6;
+  INFO("writes' final rate " << r.final_rate / 1e6 << " MB/s, device's own " << r.device_rate / 1e6 << " ± "
+                             << r.device_rate_band / 1e6 << " MB/s, model " << device / 1e6 << " MB/s, share "
+                             << r.payload_share);
+  CHECK(r.payload_share_measured);
+  CHECK(r.payload_share == Approx(1).epsilon(0.01));  // the model writes no metadata here
+  CHECK(r.device_rate == Approx(device).epsilon(0.01));
+  CHECK(r.device_rate_band > 0);
+  CHECK(r.device_rate_band < 0.03 * r.device_rate);
+  CHECK(r.final_rate < 0.95 * device);  // the pauses, which the device's own rate leaves out
+}
+
+TEST_CASE("sustained sweep measures no device rate without the device's count", "[sweeps]") {
+  Profile p = load("samsung-960evo-250g", kNoBurst);
+  Rig rig(p);
+  SustainedSweep s;
+  s.max_seconds = 5;
+  s.direct = true;
+  auto r = run_sustained_sweep(rig.env, s);
+  CHECK(r.device_rate == 0);
+  CHECK_FALSE(r.payload_share_measured);
+  CHECK(r.payload_share == 1);
+}
