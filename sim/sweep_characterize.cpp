@@ -119,7 +119,7 @@ InterleavedResult run_interleaved_write(const SweepEnv& env, const InterleavedSw
 
 CacheResult run_cache_sweep(const SweepEnv& env, const CacheSweep& s) {
   CacheResult r;
-  SustainedSweep first{s.block, s.max_bytes, s.max_seconds, s.window, /*until_steady=*/true, s.direct,
+  SustainedSweep first{s.block, s.max_bytes, s.max_seconds, s.window, s.until_steady, s.direct,
                        FsyncMode::End, s.first_file};
   r.first = run_sustained_sweep(env, first);
   r.bytes = r.first.bytes;

@@ -234,6 +234,7 @@ void device_rate(SustainedResult& r, const std::vector<std::pair<double, double>
   }
   if (!(rate > 0)) return;
   r.device_rate = rate * r.payload_share;
+  r.device_spans = rates.size();
   // The band: the spread of the other spans about that rate.
   double sq = 0;
   size_t n = 0;

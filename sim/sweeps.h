@@ -155,6 +155,7 @@ struct SustainedResult {
   // are the rest), at most 1 (1 when the fsync did not reach the device:
   // payload_share_measured false).
   double device_rate = 0, device_rate_band = 0, payload_share = 1;
+  size_t device_spans = 0;  // the counter's samples' spans the rate rests on
   bool payload_share_measured = false;
   int error = 0;
   bool cancelled = false;
@@ -268,6 +269,7 @@ struct CacheSweep {
   uint64_t block = 1 << 20;
   uint64_t max_bytes = 1ull << 30;  // the flat-out part
   double max_seconds = 60;          // the flat-out part
+  bool until_steady = true;         // the flat-out part stops once past a cliff and steady for 3 s
   std::vector<double> gaps = {1, 2, 4};
   double refill_seconds = 6;        // each write after a gap, at most
   double window = 0.25;
