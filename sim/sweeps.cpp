@@ -176,25 +176,20 @@ bool steady(const std::vector<RateWindow>& w, double window, int cliff) {
   return mean > 0 && std::sqrt(var) < 0.1 * mean;
 }
 
-// The device's own rate from `from` s on,
-// from its counter's samples `dev` (the first `written_end` of them taken
-// while writing, one more after the final fsync when `fsynced`): its raw rate
-// between pauses x the payload's share of what it wrote. A pause is the
-// device's, which the model keeps apart from its rate.
+// The device's own rate from `from` s on, from its counter's samples `dev`
+// (the first `written_end` of them taken while writing, one more after the
+// final fsync when `fsynced`): its long-run rate there, pauses and all (what
+// it writes between them is the model's to split: characterize takes out the
+// pauses the profile models), x the payload's share of what it wrote. The
+// band: 95 % half-width from eight consecutive stretches' rates.
 void device_rate(SustainedResult& r, const std::vector<std::pair<double, double>>& dev, size_t written_end,
                  double from, bool fsynced) {
   if (written_end < 3) return;
   size_t i0 = 0;  // the last sample at or before `from`
   while (i0 + 1 < written_end && dev[i0 + 1].first <= from) ++i0;
-  std::vector<double> rates, dts, bytes;
-  for (size_t i = i0; i + 1 < written_end; ++i) {
-    double dt = dev[i + 1].first - dev[i].first;
-    if (!(dt > 0)) continue;
-    dts.push_back(dt);
-    bytes.push_back(dev[i + 1].second - dev[i].second);
-    rates.push_back(bytes.back() / dt);
-  }
-  if (rates.size() < 2) return;
+  size_t i1 = written_end - 1;
+  double span = dev[i1].first - dev[i0].first;
+  if (i1 < i0 + 2 || !(span > 0)) return;
   // The payload's share: what was written over what the device took from the
   // start to the end of the fsync. Above 1 the fsync did not reach the device
   // (the driver kept some): no share can be told, the raw rate is used.
@@ -205,46 +200,23 @@ void device_rate(SustainedResult& r, const std::vector<std::pair<double, double>
       r.payload_share_measured = true;
     }
   }
-  // Between pauses: a span at under 70 % of the rate may hold a pause (or
-  // only fewer of the device's requests ending in it: the counter moves a
-  // request at a time); with the spans either side of it (a pause's start and
-  // end, or the request that ended there instead) it loses the time its
-  // bytes did not take at the rate. Three rounds from the median span's rate.
-  double all_b = 0, all_t = 0;
-  for (size_t i = 0; i < rates.size(); ++i) all_b += bytes[i], all_t += dts[i];
-  double rate = median(rates);
-  std::vector<bool> near(rates.size());  // a slow span or next to one
-  for (int round = 0; round < 3 && rate > 0; ++round) {
-    for (size_t i = 0; i < rates.size(); ++i) {
-      auto slow = [&](size_t k) { return k < rates.size() && rates[k] < 0.7 * rate; };
-      near[i] = slow(i) || (i > 0 && slow(i - 1)) || slow(i + 1);
-    }
-    double lost = 0;
-    for (size_t i = 0; i < rates.size();) {
-      if (!near[i]) {
-        ++i;
-        continue;
-      }
-      double bt = 0, bb = 0;
-      for (; i < rates.size() && near[i]; ++i) bt += dts[i], bb += bytes[i];
-      lost += std::max(0.0, bt - bb / rate);
-    }
-    if (!(all_t - lost > 0)) return;
-    rate = all_b / (all_t - lost);
+  r.device_rate = (dev[i1].second - dev[i0].second) / span * r.payload_share;
+  r.device_spans = i1 - i0;
+  constexpr size_t kBatches = 8;
+  if (r.device_spans < 2 * kBatches) return;
+  std::vector<double> rates;
+  for (size_t k = 0; k < kBatches; ++k) {
+    size_t a = i0 + (i1 - i0) * k / kBatches, b = i0 + (i1 - i0) * (k + 1) / kBatches;
+    double dt = dev[b].first - dev[a].first;
+    if (dt > 0) rates.push_back((dev[b].second - dev[a].second) / dt * r.payload_share);
   }
-  if (!(rate > 0)) return;
-  r.device_rate = rate * r.payload_share;
-  r.device_spans = rates.size();
-  // The band: the spread of the other spans about that rate.
-  double sq = 0;
-  size_t n = 0;
-  for (size_t i = 0; i < rates.size(); ++i) {
-    if (near[i]) continue;
-    sq += (rates[i] - rate) * (rates[i] - rate), ++n;
-  }
-  if (n >= 2)
-    r.device_rate_band = 1.96 * std::sqrt(sq / static_cast<double>(n - 1)) / std::sqrt(static_cast<double>(n)) *
-                         r.payload_share;
+  if (rates.size() < 2) return;
+  double mean = 0, sq = 0;
+  for (double x : rates) mean += x;
+  mean /= static_cast<double>(rates.size());
+  for (double x : rates) sq += (x - mean) * (x - mean);
+  r.device_rate_band = 1.96 * std::sqrt(sq / static_cast<double>(rates.size() - 1)) /
+                       std::sqrt(static_cast<double>(rates.size()));
 }
 
 }  // namespace

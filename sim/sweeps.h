@@ -146,13 +146,13 @@ struct SustainedResult {
   double final_rate = 0;         // mean of the last quarter of the windows
   std::optional<double> cliff_seconds, cliff_bytes;  // where the rate fell below 70 % of initial for good
   double fsync_seconds = 0;      // the final fsync (fsync end)
-  // With SweepEnv::device_written: the device's own rate from the cliff on
-  // (without one, over the second half), between its pauses (spans at under half the median
-  // rate and their neighbours left out), in payload bytes/s (its raw rate x payload_share), and the
-  // band of that figure (95 % half-width, from its spans); 0 when not
-  // measured. payload_share: the bytes written over what the device wrote
-  // from the start to the end of the final fsync (its metadata and journal
-  // are the rest), at most 1 (1 when the fsync did not reach the device:
+  // With SweepEnv::device_written: the device's own long-run rate from the
+  // cliff on (without one, over the second half), its pauses included, in
+  // payload bytes/s (its raw rate x payload_share), and the band of that
+  // figure (95 % half-width, from eight stretches); 0 when not measured.
+  // payload_share: the bytes written over what the device wrote from the
+  // start to the end of the final fsync (its metadata and journal are the
+  // rest), at most 1 (1 when the fsync did not reach the device:
   // payload_share_measured false).
   double device_rate = 0, device_rate_band = 0, payload_share = 1;
   size_t device_spans = 0;  // the counter's samples' spans the rate rests on

@@ -283,19 +283,21 @@ TEST_CASE("sustained sweep tells the device's own rate from a page cache's in be
   s.window = 0.25;
   s.direct = false;
   auto r = run_sustained_sweep(rig.env, s);
-  // Between its pauses (0.3 s every 4 s, which the writes' own rate counts)
-  // the device writes at its sustained rate; its counter moves a 1 MiB
-  // writeback chunk at a time, a few per 0.25 s window.
-  double device = p.params(Layer::Device).get("sustained_mbps") * 1e6;
+  // The device's long run: its sustained rate less its pauses (0.3 s every
+  // 4 s); its counter moves a 1 MiB writeback chunk at a time, a few per
+  // 0.25 s window, and the page cache's dirty level moves too, so the writes'
+  // own rate over the same stretch is not the device's.
+  double sustained = p.params(Layer::Device).get("sustained_mbps") * 1e6;
+  double long_run = sustained * (1 - 0.3 / 4.0);
   INFO("writes' final rate " << r.final_rate / 1e6 << " MB/s, device's own " << r.device_rate / 1e6 << " ± "
-                             << r.device_rate_band / 1e6 << " MB/s, model " << device / 1e6 << " MB/s, share "
-                             << r.payload_share);
+                             << r.device_rate_band / 1e6 << " MB/s over " << r.device_spans << " spans, expected "
+                             << long_run / 1e6 << " MB/s, share " << r.payload_share);
   CHECK(r.payload_share_measured);
   CHECK(r.payload_share == Approx(1).epsilon(0.01));  // the model writes no metadata here
-  CHECK(r.device_rate == Approx(device).epsilon(0.01));
+  CHECK(r.device_rate == Approx(long_run).epsilon(0.02));
   CHECK(r.device_rate_band > 0);
-  CHECK(r.device_rate_band < 0.03 * r.device_rate);
-  CHECK(r.final_rate < 0.95 * device);  // the pauses, which the device's own rate leaves out
+  CHECK(r.device_rate_band < 0.05 * r.device_rate);
+  CHECK(r.device_spans > 100);
 }
 
 TEST_CASE("sustained sweep measures no device rate without the device's count", "[sweeps]") {
