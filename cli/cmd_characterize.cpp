@@ -129,7 +129,7 @@ Handler setup_characterize(CLI::App& sub) {
     };
     cfg.warn = [progress](const std::string& w) {
       progress->done();  // off the progress line first
-      fmt::print(stderr, "streamdisk: warning: {}\n", w);
+      warning(w);
     };
     // The profile's path is checked (and its temporary file made) before minutes of work.
     // Not the profile it measures with, nor one of the traces it keeps.

@@ -162,6 +162,10 @@ Handler setup_measure(CLI::App& sub) {
       progress->show(fmt::format("measure: {:<26} {:>3.0f} %  {:>12}  ETA {}", p.phase, p.fraction * 100,
                                  format_rate(p.rate), eta));
     };
+    cfg->warn = [progress](const std::string& w) {
+      progress->done();  // off the progress line first
+      warning(w);
+    };
     cfg->command_line = "streamdisk measure";
     auto r = run_measure(*cfg);
     progress->done();

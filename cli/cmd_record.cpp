@@ -111,6 +111,10 @@ Handler setup_record(CLI::App& sub) {
     o.command_line = "streamdisk record";
     o.cancel = cleanup::cancel_flag();
     bool tty = isatty(STDERR_FILENO) != 0;
+    o.warn = [tty](const std::string& w) {
+      if (tty) fmt::print(stderr, "\r{:30}\r", "");  // off the progress line first
+      warning(w);
+    };
     if (tty) o.progress = [](double f) { fmt::print(stderr, "\rrecording... {:3.0f} %", f * 100); };
     auto rep = run_record(o);
     if (tty) fmt::print(stderr, "\r{:30}\r", "");

@@ -62,6 +62,10 @@ Result<std::unique_ptr<RealDevice>> open_target(const ReplayArgs& a, RealClock& 
   dopt.probe_direct = false;
   dopt.keep_files = a.keep;
   dopt.cancel = opt.cancel;
+  dopt.warn = [](const std::string& w) {
+    if (isatty(2)) fmt::print(stderr, "\r{:20}\r", "");  // off the progress line first
+    warning(w);
+  };
   auto d = RealDevice::open(dopt, clock);
   if (!d) return Result<std::unique_ptr<RealDevice>>::error(fmt::format("--target: {}", d.message()));
   return d;

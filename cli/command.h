@@ -31,6 +31,8 @@ const std::vector<CommandDef>& commands();
 int bad_input(const std::string& msg);
 // Prints "streamdisk: <msg>" on stderr and returns kExitFailure.
 int failure(const std::string& msg);
+// Prints "streamdisk: warning: <msg>" on stderr (the command goes on).
+void warning(const std::string& msg);
 
 
 // Checks for numeric options, applied before CLI11 converts the text: alone

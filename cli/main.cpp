@@ -26,6 +26,8 @@ int failure(const std::string& msg) {
   return kExitFailure;
 }
 
+void warning(const std::string& msg) { fmt::print(stderr, "streamdisk: warning: {}\n", msg); }
+
 const CLI::Validator& whole_number_check() {
   static const CLI::Validator v(
       [](std::string& text) -> std::string {

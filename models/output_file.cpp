@@ -81,6 +81,38 @@ bool same_file(const std::string& a, const std::string& b) {
          da.st_ino == db.st_ino;
 }
 
+FileIdentity identity_of(int fd) {
+  struct stat st{};
+  if (::fstat(fd, &st) != 0) return {};
+  return {st.st_dev, st.st_ino};
+}
+
+FileIdentity identity_at(const std::string& path) {
+  struct stat st{};
+  if (::lstat(path.c_str(), &st) != 0) return {};
+  return {st.st_dev, st.st_ino};
+}
+
+Status remove_if_same(const std::string& path, const FileIdentity& id, int* err) {
+  int ignored = 0;
+  int& e = err ? *err : ignored;
+  e = 0;
+  FileIdentity now = identity_at(path);
+  if (now == FileIdentity{}) return {};  // gone already: nothing of ours to remove
+  if (id == FileIdentity{} || now != id) {
+    e = ESTALE;
+    return Status::error(fmt::format("{} was left in place: it is no longer the file this command created (another "
+                                     "program put a file of that name there while it ran); remove it yourself if "
+                                     "it is not wanted",
+                                     path));
+  }
+  if (std::remove(path.c_str()) != 0 && errno != ENOENT) {
+    e = errno;
+    return Status::error(fmt::format("cannot remove {}: {}", path, std::strerror(e)));
+  }
+  return {};
+}
+
 OutputFile& OutputFile::operator=(OutputFile&& o) noexcept {
   if (this != &o) {
     abandon();
