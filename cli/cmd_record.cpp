@@ -59,7 +59,7 @@ void print_text(const std::string& dir, const RecorderConfig& c, const RecordRep
 
 Handler setup_record(CLI::App& sub) {
   auto a = std::make_shared<RecordArgs>();
-  sub.add_option("dir", a->dir, "Directory to record into")->required();
+  sub.add_option("dir", a->dir, "Directory to record into")->required()->check(path_check());
   add_recording_options(sub, a->rec);
   sub.remove_option(sub.get_option("--fill"));  // model-only options
   sub.remove_option(sub.get_option("--seed"));
@@ -67,7 +67,7 @@ Handler setup_record(CLI::App& sub) {
   sub.add_option("--name", a->name, "Base name of the files: NAME.w64, NAME_ch01.raw... (default rec)");
   sub.add_option("--trace", a->trace,
                  "Write every operation to this native trace CSV ('-' for stdout); never one of the recording's "
-                 "files (docs/formats.md \"Output files\")");
+                 "files (docs/formats.md \"Output files\")")->check(path_check());
   sub.add_flag("--json", a->json, "Print JSON (the same keys as simulate --json)");
   sub.footer(
       "The reference recorder: simulate's recorder (exact-rate producer, ring buffer, writer draining it\n"

@@ -182,13 +182,14 @@ std::string kinds_text() {
 
 Handler setup_report(CLI::App& sub) {
   auto a = std::make_shared<ReportArgs>();
-  sub.add_option("inputs", a->inputs, "JSON outputs of streamdisk subcommands ('-' reads stdin)")->required();
+  sub.add_option("inputs", a->inputs, "JSON outputs of streamdisk subcommands ('-' reads stdin)")
+      ->required()->check(path_check());
   sub.add_option("-o,--output", a->out,
                  "Write one self-contained HTML page here (inline SVG, no network); written whole or not at all, "
-                 "never over an input (docs/formats.md \"Output files\")");
+                 "never over an input (docs/formats.md \"Output files\")")->check(path_check());
   sub.add_option("--svg", a->svg_dir,
                  "Also (or only) write each plot as an SVG file in this directory, NN-NAME.svg (an existing file "
-                 "of such a name stops the run: it is never replaced)");
+                 "of such a name stops the run: it is never replaced)")->check(path_check());
   sub.add_option("--title", a->title, "Page title (default: streamdisk report)");
   sub.footer(
       "Examples:\n"

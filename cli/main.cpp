@@ -48,6 +48,15 @@ const CLI::Validator& decimal_check() {
   return v;
 }
 
+const CLI::Validator& path_check() {
+  static const CLI::Validator v(
+      [](std::string& text) -> std::string {
+        return text.empty() ? "'' is not a path: give a file or directory name (an unset shell variable?)" : "";
+      },
+      "");  // no description: the option's help and type name stay as they are
+  return v;
+}
+
 void add_profile_options(CLI::App& sub, ProfileArgs& a, bool required) {
   auto* o = sub.add_option("-p,--profile", a.profile,
                            "Profile: a built-in name, a TOML file, or layers joined by '+' "
