@@ -74,7 +74,7 @@ Handler setup_calibrate(CLI::App& sub) {
     auto c = cal::calibrate(a->opt);
     if (!c) return bad_input(c.message());
     if (out.is_open()) {
-      auto toml = cal::profile_toml(*c);
+      auto toml = cal::profile_toml(*c, "calibrate");
       if (!toml) return bad_input(toml.message());
       std::fputs(toml->c_str(), out.stream());
       if (Status st = out.commit(); !st.ok()) return failure(st.message());

@@ -962,7 +962,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
       std::string key = fmt::format("{}.{}", layer_name(l), s->key);
       if (!find_estimate(cal, key)) cal.missing.push_back({key, cal::sweep_for(l, s->key)});
     }
-  auto toml = cal::profile_toml(cal);
+  auto toml = cal::profile_toml(cal, "characterize");
   if (!toml) return R::error(toml.message());
   rep.profile_toml = *toml;
   for (const auto& e : cal.params) {
