@@ -8,6 +8,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -25,6 +26,13 @@ std::string dir_of(const std::string& p) {
 std::string base_of(const std::string& p) {
   auto slash = p.rfind('/');
   return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
+// The temporary file for `base` (a name in the same directory): attempt
+// 0, 1... until one is free (O_EXCL).
+constexpr int kTempAttempts = 100;
+std::string temp_name(const std::string& base, long long pid, int attempt) {
+  return fmt::format(".{}.{}-{}.tmp", base, pid, attempt);
 }
 
 
@@ -187,8 +195,8 @@ Status OutputFile::open(const std::string& path, const OutputRules& rules) {
     }
   }
   int fd = -1;
-  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-    temp_ = fmt::format("{}/.{}.{}-{}.tmp", dir, base_of(real), ::getpid(), attempt);
+  for (int attempt = 0; attempt < kTempAttempts && fd < 0; ++attempt) {
+    temp_ = dir + "/" + temp_name(base_of(real), ::getpid(), attempt);
     fd = cleanup::create_registered(temp_, O_WRONLY);
     if (fd < 0 && errno != EEXIST) break;
   }
@@ -278,6 +286,10 @@ void OutputFile::abandon() {
     cleanup::unregister_path(temp_);
     temp_.clear();
   }
+}
+
+size_t temp_name_overhead() {
+  return temp_name("", std::numeric_limits<pid_t>::max(), kTempAttempts - 1).size();
 }
 
 Status write_output_file(const std::string& path, std::string_view text, const OutputRules& rules) {

@@ -75,6 +75,12 @@ class OutputFile {
   bool never_replace_ = false;
 };
 
+// The most characters the temporary file's name (.NAME.PID-N.tmp, in the
+// same directory) adds to the name of the file it becomes, for any process
+// id: a command that must keep NAME within the filesystem's NAME_MAX checks
+// NAME's length plus this before it starts (record --name).
+size_t temp_name_overhead();
+
 // open(), one write of `text`, commit().
 Status write_output_file(const std::string& path, std::string_view text, const OutputRules& rules);
 

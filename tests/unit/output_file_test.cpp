@@ -143,6 +143,20 @@ TEST_CASE("never_replace: an existing file is refused, one that appears before c
   CHECK(tmp.entries() == 4);
 }
 
+TEST_CASE("temp_name_overhead covers the temporary file's name for any process id", "[output]") {
+  TempDir tmp;
+  const std::string name = "out.csv";
+  OutputFile out;
+  REQUIRE(out.open(tmp.path + "/" + name, {}).ok());
+  std::string temp;
+  for (const auto& e : fs::directory_iterator(tmp.path)) temp = e.path().filename().string();
+  REQUIRE(temp.find(name) != std::string::npos);  // .out.csv.PID-0.tmp
+  const size_t pid_digits = std::to_string(::getpid()).size();
+  // This process's name with the widest process id (10 digits) and a two-digit attempt.
+  CHECK(temp.size() - name.size() + (10 - pid_digits) + 1 == temp_name_overhead());
+  out.abandon();
+}
+
 TEST_CASE("remove_if_same removes the file it made, and leaves one put in its place", "[output]") {
   TempDir tmp;
   std::string p = tmp.path + "/made.dat";
