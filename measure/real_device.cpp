@@ -184,7 +184,12 @@ int RealDevice::reopen(FileId f, int flags, int& err) {
   const FileIdentity id = files_->ids[f];
   // Checked before the open too, so a device node or fifo put in the file's
   // place is not even opened; O_NOFOLLOW: nor a symlink's target.
-  if (identity_at(p) != id) {
+  const FileIdentity now = identity_at(p);
+  if (now == FileIdentity{}) {  // removed by someone else: nothing there to leave alone
+    err = ENOENT;
+    return -1;
+  }
+  if (now != id) {
     lost(f, p);
     err = ESTALE;
     return -1;

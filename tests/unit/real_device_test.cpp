@@ -255,6 +255,12 @@ TEST_CASE("RealDevice leaves a file put in place of its own alone, and says so o
   swap_in(4, "theirs 4");
   CHECK(dev->submit({OpKind::Remove, 4}, 0).error == ESTALE);
   CHECK(file_text(dev->path(4)) == "theirs 4");
+  // A file someone removed is simply gone: nothing to leave alone, no warning.
+  REQUIRE(dev->submit({OpKind::Create, 6}, 0).error == 0);
+  REQUIRE(dev->submit({OpKind::Close, 6}, 0).error == 0);
+  fs::remove(dev->path(6));
+  CHECK(dev->submit({OpKind::Read, 6, 0, 4096}, 0).error == ENOENT);
+  CHECK(dev->submit({OpKind::Remove, 6}, 0).error == 0);
   REQUIRE(warnings.size() == 3);  // one line per file
   CHECK(warnings[0].find(dev->path(2) + " was left in place") != std::string::npos);
   CHECK(warnings[1].find(dev->path(3)) != std::string::npos);
