@@ -5,6 +5,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "calibrate/groups.h"
@@ -59,7 +60,9 @@ Result<Calibration> calibrate_loaded(std::vector<Series> series, std::vector<Rat
 // `source` fields naming the inputs and the fit quality; parameters without
 // data appear as comments saying which sweep would inform them. The text is
 // checked by loading it back (parse + finish) before it is returned.
-Result<std::string> profile_toml(const Calibration& c);
+// `writer` is the subcommand that writes it ("calibrate", "characterize"):
+// the header, summary and source name it.
+Result<std::string> profile_toml(const Calibration& c, std::string_view writer);
 
 // What would inform `layer.key` (for "not fitted" lines).
 std::string sweep_for(Layer layer, std::string_view key);

@@ -30,10 +30,11 @@ std::string number(const ParamSpec& spec, double v) {
   return s;
 }
 
-std::string source_text(const Estimate& e) {
+// `writer`: the subcommand that fitted it ("calibrate", "characterize").
+std::string source_text(const Estimate& e, std::string_view writer) {
   if (e.method.starts_with("base profile")) return fmt::format("{}: {}", e.method, e.from);
-  return fmt::format("streamdisk calibrate, {} of {}: ± {:.3g} (95 %), R² {:.4f}, {} points", e.method, e.from, e.band,
-                     e.r2, e.points);
+  return fmt::format("streamdisk {}, {} of {}: ± {:.3g} (95 %), R² {:.4f}, {} points", writer, e.method, e.from,
+                     e.band, e.r2, e.points);
 }
 
 // The range a fitted value carries (docs/profiles.md, "Ranges"): its 95 %
@@ -54,7 +55,7 @@ std::string range_of(const ParamSpec& spec, const Estimate& e) {
   return fmt::format(", range = [{}, {}]", a, b);
 }
 
-void write_layer(std::string& out, const Calibration& c, Layer l, bool single) {
+void write_layer(std::string& out, const Calibration& c, Layer l, bool single, std::string_view writer) {
   std::string ln(layer_name(l));
   if (!single) out += fmt::format("\n[{}]\nname = {}\n", ln, toml_string(c.name + "-" + ln));
   out += single ? "\n[params]\n" : fmt::format("\n[{}.params]\n", ln);
@@ -63,7 +64,7 @@ void write_layer(std::string& out, const Calibration& c, Layer l, bool single) {
     auto it = std::find_if(c.params.begin(), c.params.end(), [&](const Estimate& e) { return e.key == key; });
     if (it == c.params.end()) continue;
     out += fmt::format("{} = {{ value = {}{}, source = {}{} }}\n", spec->key, number(*spec, it->value),
-                       range_of(*spec, *it), toml_string(source_text(*it)),
+                       range_of(*spec, *it), toml_string(source_text(*it, writer)),
                        it->method.starts_with("base profile") || it->estimate ? ", estimate = true" : "");
   }
   bool header = false;
@@ -129,20 +130,21 @@ std::string sweep_for(Layer layer, std::string_view key) {
   return "a sweep this version does not fit (set it by hand if you know it)";
 }
 
-Result<std::string> profile_toml(const Calibration& c) {
+Result<std::string> profile_toml(const Calibration& c, std::string_view writer) {
   bool single = c.layers.size() == 1;
   std::vector<std::string> inputs;
   for (const auto& i : c.inputs) inputs.push_back(i);
-  std::string out = "# Written by `streamdisk calibrate`. Each value's source gives the fit, its 95 % band,\n"
-                    "# R² and the points used. Format: docs/profiles.md (profile format 1).\n";
+  std::string out = fmt::format("# Written by `streamdisk {}`. Each value's source gives the fit, its 95 % band,\n"
+                                "# R² and the points used. Format: docs/profiles.md (profile format 1).\n",
+                                writer);
   out += "format_version = 1\n";
   if (single) out += fmt::format("layer = {}\n", toml_string(std::string(layer_name(c.layers[0]))));
   out += fmt::format("name = {}\n", toml_string(c.name));
-  out += fmt::format("summary = {}\n", toml_string(fmt::format("calibrated from {} input(s) by streamdisk calibrate",
-                                                               c.inputs.size())));
-  out += fmt::format("source = {}\n", toml_string(fmt::format("streamdisk calibrate: {}{}", fmt::join(inputs, ", "),
+  out += fmt::format("summary = {}\n", toml_string(fmt::format("calibrated from {} input(s) by streamdisk {}",
+                                                               c.inputs.size(), writer)));
+  out += fmt::format("source = {}\n", toml_string(fmt::format("streamdisk {}: {}{}", writer, fmt::join(inputs, ", "),
                                                               c.base.empty() ? "" : "; base profile " + c.base)));
-  for (Layer l : c.layers) write_layer(out, c, l, single);
+  for (Layer l : c.layers) write_layer(out, c, l, single, writer);
   // Load it back: what calibrate writes must load in every other command.
   auto check = parse_profile_text(out, c.name + ".toml");
   if (!check) return Result<std::string>::error(fmt::format("internal: the calibrated profile does not parse: {}", check.message()));

@@ -24,14 +24,19 @@ struct CalArgs {
 
 Handler setup_calibrate(CLI::App& sub) {
   auto a = std::make_shared<CalArgs>();
-  sub.add_option("traces", a->opt.traces, "Native traces (streamdisk-trace, docs/formats.md) of direct writes and/or reads");
-  sub.add_option("--buffered", a->opt.buffered, "A native trace of buffered writes (host page cache); repeatable");
+  sub.add_option("traces", a->opt.traces, "Native traces (streamdisk-trace, docs/formats.md) of direct writes and/or reads")
+      ->check(path_check());
+  sub.add_option("--buffered", a->opt.buffered, "A native trace of buffered writes (host page cache); repeatable")
+      ->check(path_check());
   sub.add_option("--baseline", a->opt.baselines,
                  "A block-size sweep of the same device under a reference filesystem; the difference to the "
-                 "sweeps in TRACE gives the filesystem layer; repeatable");
-  sub.add_option("--fio-lat-log", a->opt.fio_logs, "fio per-I/O latency log (write_lat_log=NAME gives NAME_lat.1.log); repeatable");
-  sub.add_option("--fio-json", a->opt.fio_json, "fio --output-format=json output; one job per block size/thread count; repeatable");
-  sub.add_option("--table", a->opt.tables, "CSV table block_bytes,threads,mbps[,op] (docs/calibrate.md); repeatable");
+                 "sweeps in TRACE gives the filesystem layer; repeatable")->check(path_check());
+  sub.add_option("--fio-lat-log", a->opt.fio_logs, "fio per-I/O latency log (write_lat_log=NAME gives NAME_lat.1.log); repeatable")
+      ->check(path_check());
+  sub.add_option("--fio-json", a->opt.fio_json, "fio --output-format=json output; one job per block size/thread count; repeatable")
+      ->check(path_check());
+  sub.add_option("--table", a->opt.tables, "CSV table block_bytes,threads,mbps[,op] (docs/calibrate.md); repeatable")
+      ->check(path_check());
   sub.add_option("--layer", a->layer, "Write only this layer: device, filesystem or host")
       ->check(CLI::IsMember({"device", "filesystem", "host"}));
   sub.add_option("--base", a->opt.base,
@@ -39,7 +44,7 @@ Handler setup_calibrate(CLI::App& sub) {
   sub.add_option("--name", a->opt.name, "Name of the calibrated profile (default: calibrated)");
   sub.add_option("-o,--output", a->out,
                  "Write the profile TOML here: written whole or not at all, never over an input "
-                 "(docs/formats.md \"Output files\")");
+                 "(docs/formats.md \"Output files\")")->check(path_check());
   sub.add_flag("--json", a->json, "Print the fit report as JSON");
   sub.footer(
       "Each parameter group is fitted from the data that informs it: per-op overhead and bandwidth from a\n"
@@ -69,7 +74,7 @@ Handler setup_calibrate(CLI::App& sub) {
     auto c = cal::calibrate(a->opt);
     if (!c) return bad_input(c.message());
     if (out.is_open()) {
-      auto toml = cal::profile_toml(*c);
+      auto toml = cal::profile_toml(*c, "calibrate");
       if (!toml) return bad_input(toml.message());
       std::fputs(toml->c_str(), out.stream());
       if (Status st = out.commit(); !st.ok()) return failure(st.message());

@@ -31,16 +31,19 @@ struct CharArgs {
 
 Handler setup_characterize(CLI::App& sub) {
   auto a = std::make_shared<CharArgs>();
-  sub.add_option("path", a->path, "Directory on the storage to characterize (test files are created and removed there)");
+  sub.add_option("path", a->path, "Directory on the storage to characterize (test files are created and removed there)")
+      ->check(path_check());
   add_profile_options(sub, a->prof, /*required=*/false);
-  sub.add_option("-o,--output", a->out, "Write the profile (host + filesystem + device, as measured) here");
+  sub.add_option("-o,--output", a->out, "Write the profile (host + filesystem + device, as measured) here")
+      ->check(path_check());
   sub.add_option("--budget", a->budget, "Time the measurement plan takes (default 4min; --fill adds to it)");
   sub.add_option("--idle", a->idle, "Quiet time to wait for before the burst (default: 8 % of the budget, 3-30 s)");
   sub.add_option("--check", a->check,
                  "How long the last phase holds the headline against the storage (default: a twentieth of the "
                  "budget, 10 s-1 min; at most the recording's length; 0 skips it; taken from the budget)");
   sub.add_flag("--fill", a->fill, "Also write up to the safe fill level (90 %) to see the fill slowdown (slow)");
-  sub.add_option("--keep-traces", a->keep_traces, "Keep every phase's native trace in this directory");
+  sub.add_option("--keep-traces", a->keep_traces, "Keep every phase's native trace in this directory")
+      ->check(path_check());
   sub.add_option("--name", a->name, "Name of the profile (default: the -o file's stem)");
   sub.add_option("-c,--channels", a->rec.channels, "Headline recorder: channels (default 1)");
   sub.add_option("-b,--sample-bits", a->rec.sample_bits, "Headline recorder: bits per sample (default 16)");
@@ -129,7 +132,7 @@ Handler setup_characterize(CLI::App& sub) {
     };
     cfg.warn = [progress](const std::string& w) {
       progress->done();  // off the progress line first
-      fmt::print(stderr, "streamdisk: warning: {}\n", w);
+      warning(w);
     };
     // The profile's path is checked (and its temporary file made) before minutes of work.
     // Not the profile it measures with, nor one of the traces it keeps.

@@ -41,7 +41,7 @@ Handler setup_fault(CLI::App& sub) {
     std::string mountpoint, spec;
   };
   auto a = std::make_shared<Args>();
-  sub.add_option("mountpoint", a->mountpoint, "Where `streamdisk mount` is serving")->required();
+  sub.add_option("mountpoint", a->mountpoint, "Where `streamdisk mount` is serving")->required()->check(path_check());
   sub.add_option("spec", a->spec, "The fault (docs/faults.md); a time trigger counts from now")->required();
   sub.footer(
       "Adds a fault to a running mount; the mount's status line and trace show what it does.\n"

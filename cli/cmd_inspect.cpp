@@ -59,7 +59,8 @@ Handler setup_inspect(CLI::App& sub) {
     bool is_float = false, json = false;
   };
   auto a = std::make_shared<Args>();
-  sub.add_option("files", a->files, "Recordings to inspect (raw, wav, rf64, w64, caf, tdms)")->required();
+  sub.add_option("files", a->files, "Recordings to inspect (raw, wav, rf64, w64, caf, tdms)")
+      ->required()->check(path_check());
   sub.add_option("-c,--channels", a->channels, "Raw files without a sidecar: channels (interleaved)");
   sub.add_option("-r,--sample-rate", a->rate, "Raw files without a sidecar: frames per second (48k)");
   sub.add_option("-b,--sample-bits", a->bits, "Raw files without a sidecar: bits per sample (16)");

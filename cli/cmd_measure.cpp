@@ -121,7 +121,8 @@ Result<MeasureConfig> to_config(const MeasureArgs& a) {
 
 Handler setup_measure(CLI::App& sub) {
   auto a = std::make_shared<MeasureArgs>();
-  sub.add_option("path", a->path, "Directory on the storage to measure (test files are created and removed there)");
+  sub.add_option("path", a->path, "Directory on the storage to measure (test files are created and removed there)")
+      ->check(path_check());
   add_profile_options(sub, a->prof, /*required=*/false);
   sub.add_option("--sweep", a->sweep, "blocksize (000), threads (001), sustained (002), fill (000) or formats (000)");
   sub.add_flag("--direct", a->direct, "O_DIRECT (bypass the page cache); falls back to buffered where refused");
@@ -138,7 +139,8 @@ Handler setup_measure(CLI::App& sub) {
   sub.add_flag("--until-steady", a->until_steady, "Sustained: stop once past the write cliff and steady for 3 s");
   sub.add_option("--window", a->window, "Sustained: rate window in seconds")->check(decimal_check() & CLI::Range(0.01, 60.0));
   sub.add_option("--trace", a->trace,
-                 "Write every operation to this native trace CSV ('-' for stdout; written whole or not at all)");
+                 "Write every operation to this native trace CSV ('-' for stdout; written whole or not at all)")
+      ->check(path_check());
   sub.add_flag("--json", a->json, "Print the result as JSON");
   sub.add_flag("--progress", a->progress, "Show progress on stderr even when it is not a terminal");
   sub.footer(
@@ -161,6 +163,10 @@ Handler setup_measure(CLI::App& sub) {
       std::string eta = p.fraction > 0.01 ? format_duration(t * (1 - p.fraction) / p.fraction) : "?";
       progress->show(fmt::format("measure: {:<26} {:>3.0f} %  {:>12}  ETA {}", p.phase, p.fraction * 100,
                                  format_rate(p.rate), eta));
+    };
+    cfg->warn = [progress](const std::string& w) {
+      progress->done();  // off the progress line first
+      warning(w);
     };
     cfg->command_line = "streamdisk measure";
     auto r = run_measure(*cfg);

@@ -27,9 +27,10 @@ struct MountArgs {
 Handler setup_mount(CLI::App& sub) {
   auto a = std::make_shared<MountArgs>();
   add_profile_options(sub, a->prof);
-  sub.add_option("mountpoint", a->mountpoint, "Empty directory to mount on")->required();
+  sub.add_option("mountpoint", a->mountpoint, "Empty directory to mount on")->required()->check(path_check());
   sub.add_option("--backing", a->backing, "Keep the files here (read them afterwards); the default")
-      ->type_name("DIR");
+      ->type_name("DIR")
+      ->check(path_check());
   sub.add_flag("--discard", a->discard,
                "Keep names, sizes and metadata but not contents (reads return zeros): emulate a device larger "
                "than the disk");
@@ -38,7 +39,8 @@ Handler setup_mount(CLI::App& sub) {
   sub.add_option("--prefill", a->model.prefill, "Start the emulated device this full: 85% or a size")->type_name("FILL");
   sub.add_option("--seed", a->model.seed, "Seed for the model's stalls (same seed, same stalls)")
       ->check(whole_number_check());
-  sub.add_option("--trace", a->trace, "Write every operation to this CSV trace (docs/formats.md)")->type_name("FILE");
+  sub.add_option("--trace", a->trace, "Write every operation to this CSV trace (docs/formats.md)")->type_name("FILE")
+      ->check(path_check());
   sub.add_option("--overhead-credit", a->credit,
                  "Count up to this much of the gap between a thread's reply and its next request as FUSE round "
                  "trip, which a real device would not add (docs/mount.md); 0 = off")

@@ -1,6 +1,8 @@
 // streamdisk record DIR -c N -r RATE -b BITS -f FORMAT --buffer B -d T [--trace F] [--json]
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstring>
 #include <memory>
 
 #include <fmt/format.h>
@@ -11,6 +13,7 @@
 #include "cli/recording_args.h"
 #include "models/cleanup.h"
 #include "measure/record.h"
+#include "models/output_file.h"
 #include "models/units.h"
 #include "sim/verdict.h"
 
@@ -59,7 +62,7 @@ void print_text(const std::string& dir, const RecorderConfig& c, const RecordRep
 
 Handler setup_record(CLI::App& sub) {
   auto a = std::make_shared<RecordArgs>();
-  sub.add_option("dir", a->dir, "Directory to record into")->required();
+  sub.add_option("dir", a->dir, "Directory to record into")->required()->check(path_check());
   add_recording_options(sub, a->rec);
   sub.remove_option(sub.get_option("--fill"));  // model-only options
   sub.remove_option(sub.get_option("--seed"));
@@ -67,7 +70,7 @@ Handler setup_record(CLI::App& sub) {
   sub.add_option("--name", a->name, "Base name of the files: NAME.w64, NAME_ch01.raw... (default rec)");
   sub.add_option("--trace", a->trace,
                  "Write every operation to this native trace CSV ('-' for stdout); never one of the recording's "
-                 "files (docs/formats.md \"Output files\")");
+                 "files (docs/formats.md \"Output files\")")->check(path_check());
   sub.add_flag("--json", a->json, "Print JSON (the same keys as simulate --json)");
   sub.footer(
       "The reference recorder: simulate's recorder (exact-rate producer, ring buffer, writer draining it\n"
@@ -88,16 +91,21 @@ Handler setup_record(CLI::App& sub) {
     if (a->name.empty() || a->name.find('/') != std::string::npos)
       return bad_input(fmt::format("--name '{}' must be a plain file name without '/'", a->name));
     {
-      // The longest name the recording makes (a part, a sidecar's temporary
-      // file: .NAME.json.PID-N.tmp) is the base plus at most 32 characters;
-      // a base that leaves less than that under the directory's limit would
-      // fail partway, after some files were written.
+      // The longest name the recording makes: a part of a split per-channel
+      // recording, NAME_NNN_chNNN.raw (at most "_" + a 10-digit part number
+      // + "_ch" + a 7-digit channel + ".raw"), or the raw sidecar's temporary
+      // file, .NAME.json.PID-N.tmp (OutputFile's own overhead). A base that
+      // leaves less than that under the directory's limit would fail
+      // partway, after some files were written.
+      constexpr long kLongestPartSuffix = 25;
+      const long longest =
+          std::max(kLongestPartSuffix, static_cast<long>(std::strlen(".json") + temp_name_overhead()));
       long name_max = ::pathconf(a->dir.c_str(), _PC_NAME_MAX);
       if (name_max <= 0) name_max = 255;
-      if (static_cast<long>(a->name.size()) + 32 > name_max)
+      if (static_cast<long>(a->name.size()) + longest > name_max)
         return bad_input(fmt::format("--name is {} characters: the recording's file names would pass this "
                                      "filesystem's limit of {}; give at most {}",
-                                     a->name.size(), name_max, name_max - 32));
+                                     a->name.size(), name_max, name_max - longest));
     }
     cfg->base_name = a->name;
     auto faults = fault_specs(a->faults, /*powerloss_ok=*/false);
@@ -111,6 +119,10 @@ Handler setup_record(CLI::App& sub) {
     o.command_line = "streamdisk record";
     o.cancel = cleanup::cancel_flag();
     bool tty = isatty(STDERR_FILENO) != 0;
+    o.warn = [tty](const std::string& w) {
+      if (tty) fmt::print(stderr, "\r{:30}\r", "");  // off the progress line first
+      warning(w);
+    };
     if (tty) o.progress = [](double f) { fmt::print(stderr, "\rrecording... {:3.0f} %", f * 100); };
     auto rep = run_record(o);
     if (tty) fmt::print(stderr, "\r{:30}\r", "");

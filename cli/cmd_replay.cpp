@@ -62,6 +62,10 @@ Result<std::unique_ptr<RealDevice>> open_target(const ReplayArgs& a, RealClock& 
   dopt.probe_direct = false;
   dopt.keep_files = a.keep;
   dopt.cancel = opt.cancel;
+  dopt.warn = [](const std::string& w) {
+    if (isatty(2)) fmt::print(stderr, "\r{:20}\r", "");  // off the progress line first
+    warning(w);
+  };
   auto d = RealDevice::open(dopt, clock);
   if (!d) return Result<std::unique_ptr<RealDevice>>::error(fmt::format("--target: {}", d.message()));
   return d;
@@ -173,7 +177,8 @@ int run(const ReplayArgs& a) {
 
 Handler setup_replay(CLI::App& sub) {
   auto a = std::make_shared<ReplayArgs>();
-  sub.add_option("trace", a->trace, "Trace to replay: a streamdisk trace, a fio iolog or strace output")->required();
+  sub.add_option("trace", a->trace, "Trace to replay: a streamdisk trace, a fio iolog or strace output")
+      ->required()->check(path_check());
   sub.add_option("-p,--profile", a->profiles,
                  "Replay in virtual time against this profile (repeat to compare devices; "
                  "`streamdisk profiles` lists them)");
@@ -183,7 +188,7 @@ Handler setup_replay(CLI::App& sub) {
       ->type_name("KEY=VALUE");
   sub.add_option("--target", a->target,
                  "Replay in wall-clock time on real storage (or a FUSE mount): files go in this directory; "
-                 "ops are issued from one thread in time order");
+                 "ops are issued from one thread in time order")->check(path_check());
   sub.add_flag("--keep", a->keep,
                "With --target: keep the files written, DIR/replay-PID-N.dat (default: remove them; "
                "existing files are never touched; an interrupted replay's are removed all the same)");
@@ -207,7 +212,7 @@ Handler setup_replay(CLI::App& sub) {
       ->check(whole_number_check());
   sub.add_option("--trace-out", a->trace_out,
                  "Write the replay as a native trace (issue and completion of every op); one device only. "
-                 "Output files: see docs/formats.md \"Output files\"");
+                 "Output files: see docs/formats.md \"Output files\"")->check(path_check());
   sub.add_flag("--json", a->json, "Print JSON (format streamdisk-replay) instead of text");
   sub.footer(
       "Examples:\n"

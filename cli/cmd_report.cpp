@@ -1,4 +1,5 @@
 // streamdisk report IN.json... -o report.html [--svg DIR]
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -51,6 +52,46 @@ std::string file_stem(const std::string& id) {
   return s.empty() ? "plot" : s;
 }
 
+// The directories --svg DIR made: DIR and any missing parents, outermost
+// first. If the command fails they go again, innermost first: each only if
+// it is still the directory made here (remove_if_same) and empty (rmdir),
+// so nothing the command did not create is removed.
+struct MadeDirs {
+  std::vector<std::pair<std::string, FileIdentity>> dirs;
+  bool done = false;
+  MadeDirs() = default;
+  MadeDirs(const MadeDirs&) = delete;
+  MadeDirs& operator=(const MadeDirs&) = delete;
+  ~MadeDirs() {
+    if (done) return;
+    for (auto it = dirs.rbegin(); it != dirs.rend(); ++it) remove_if_same(it->first, it->second);
+  }
+};
+
+// mkdir -p `dir`, remembering in `made` what it made.
+Status make_dirs(const std::string& dir, MadeDirs& made) {
+  std::vector<std::string> missing;
+  struct stat st{};
+  for (std::string p = dir; !p.empty() && ::stat(p.c_str(), &st) != 0 && errno == ENOENT;) {
+    missing.push_back(p);
+    std::string parent = std::filesystem::path(p).parent_path().string();
+    if (parent == p) break;
+    p = parent;
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    if (::mkdir(it->c_str(), 0777) != 0) {
+      if (errno == EEXIST) continue;  // made meanwhile by someone else: not ours
+      return Status::error(fmt::format("--svg: cannot create directory '{}': {}", *it, std::strerror(errno)));
+    }
+    made.dirs.emplace_back(*it, identity_at(*it));
+  }
+  if (::stat(dir.c_str(), &st) != 0)
+    return Status::error(fmt::format("--svg: cannot create directory '{}': {}", dir, std::strerror(errno)));
+  if (!S_ISDIR(st.st_mode))
+    return Status::error(fmt::format("--svg: cannot create directory '{}': a file of that name is in the way", dir));
+  return {};
+}
+
 int run(const ReportArgs& a) {
   if (a.out.empty() && a.svg_dir.empty())
     return bad_input("report needs -o FILE.html and/or --svg DIR (see `streamdisk report --help`)");
@@ -70,6 +111,7 @@ int run(const ReportArgs& a) {
   // before it writes. Each plot is written whole (OutputFile), and if a later
   // one or the page fails, or Ctrl-C comes, the plots already in place go
   // again (models/cleanup.h): all or nothing.
+  MadeDirs made;  // declared before `undo`: removed after the plots in them
   std::vector<std::string> placed;
   struct Undo {
     std::vector<std::string>& placed;
@@ -88,16 +130,25 @@ int run(const ReportArgs& a) {
         if (b.plot)
           plots.emplace_back(fmt::format("{}/{:02}-{}.svg", a.svg_dir, plots.size() + 1, file_stem(b.plot->id)),
                              &*b.plot);
+    // The page must not land on a plot of the same run (its commit would
+    // replace the plot) or on the directory itself.
+    if (!a.out.empty()) {
+      if (same_file(a.out, a.svg_dir))
+        return bad_input(fmt::format("-o {} is the --svg directory: give the page a file name (e.g. {}/report.html)",
+                                     a.out, a.svg_dir));
+      for (const auto& [file, plot] : plots)
+        if (same_file(a.out, file))
+          return bad_input(fmt::format("-o {} is one of the plots --svg {} writes ({}): give the page another name "
+                                       "(e.g. report.html)",
+                                       a.out, a.svg_dir, file));
+    }
     std::error_code ec;
     for (const auto& [file, plot] : plots)
       if (std::filesystem::symlink_status(file, ec).type() != std::filesystem::file_type::not_found)
         return bad_input(fmt::format("--svg {}: {} exists (an earlier report's plots?) and would be replaced; give an "
                                      "empty or new directory, or move those files away",
                                      a.svg_dir, file));
-    std::filesystem::create_directories(a.svg_dir, ec);
-    if (ec || !std::filesystem::is_directory(a.svg_dir, ec))
-      return bad_input(fmt::format("--svg: cannot create directory '{}': {}", a.svg_dir,
-                                   ec ? ec.message() : "a file of that name is in the way"));
+    if (Status st = make_dirs(a.svg_dir, made); !st.ok()) return bad_input(st.message());
     for (const auto& [file, plot] : plots) {
       std::string svg = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + render_svg(*plot);
       OutputFile f;
@@ -117,6 +168,7 @@ int run(const ReportArgs& a) {
     if (Status st = html.commit(); !st.ok()) return failure(st.message());
   }
   undo.done = true;
+  made.done = true;
   return kExitOk;
 }
 
@@ -130,13 +182,14 @@ std::string kinds_text() {
 
 Handler setup_report(CLI::App& sub) {
   auto a = std::make_shared<ReportArgs>();
-  sub.add_option("inputs", a->inputs, "JSON outputs of streamdisk subcommands ('-' reads stdin)")->required();
+  sub.add_option("inputs", a->inputs, "JSON outputs of streamdisk subcommands ('-' reads stdin)")
+      ->required()->check(path_check());
   sub.add_option("-o,--output", a->out,
                  "Write one self-contained HTML page here (inline SVG, no network); written whole or not at all, "
-                 "never over an input (docs/formats.md \"Output files\")");
+                 "never over an input (docs/formats.md \"Output files\")")->check(path_check());
   sub.add_option("--svg", a->svg_dir,
                  "Also (or only) write each plot as an SVG file in this directory, NN-NAME.svg (an existing file "
-                 "of such a name stops the run: it is never replaced)");
+                 "of such a name stops the run: it is never replaced)")->check(path_check());
   sub.add_option("--title", a->title, "Page title (default: streamdisk report)");
   sub.footer(
       "Examples:\n"

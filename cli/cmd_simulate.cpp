@@ -119,7 +119,7 @@ Handler setup_simulate(CLI::App& sub) {
   add_fault_options(sub, a->faults);
   sub.add_option("--trace", a->trace,
                  "Write every operation to this native trace CSV ('-' for stdout; docs/formats.md: written whole "
-                 "or not at all, devices and fifos written directly)");
+                 "or not at all, devices and fifos written directly)")->check(path_check());
   sub.add_flag("--json", a->json, "Print JSON instead of text");
   sub.add_flag("--no-spread", a->no_spread,
                "Skip the spread: by default the recording is run again with each estimated parameter at either end "

@@ -31,6 +31,8 @@ const std::vector<CommandDef>& commands();
 int bad_input(const std::string& msg);
 // Prints "streamdisk: <msg>" on stderr and returns kExitFailure.
 int failure(const std::string& msg);
+// Prints "streamdisk: warning: <msg>" on stderr (the command goes on).
+void warning(const std::string& msg);
 
 
 // Checks for numeric options, applied before CLI11 converts the text: alone
@@ -38,6 +40,10 @@ int failure(const std::string& msg);
 // every other number in streamdisk is decimal (units.h parse_decimal).
 const CLI::Validator& whole_number_check();  // 0, 1, 2... (no sign, no hex)
 const CLI::Validator& decimal_check();       // 1.5, 2e-3 (no hex, inf or nan)
+// Every option or argument that names a file or directory: an empty path
+// ("--trace ''", often an unset shell variable) is refused, never read as
+// "none" (an output quietly not written) or as the current directory.
+const CLI::Validator& path_check();
 
 // --profile and --set, shared by every command that takes a profile.
 struct ProfileArgs {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/command.h"
 #include "cli/recording_args.h"
 #include "models/units.h"
 
@@ -14,7 +15,8 @@ void add_fault_options(CLI::App& sub, FaultArgs& a) {
       ->type_name("SPEC")
       ->allow_extra_args(false);
   sub.add_option("--faults", a.file, "Read faults from a TOML file of [[fault]] tables (docs/faults.md)")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(path_check());
 }
 
 Result<std::vector<FaultSpec>> fault_specs(const FaultArgs& a, bool powerloss_ok) {

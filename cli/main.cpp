@@ -26,6 +26,8 @@ int failure(const std::string& msg) {
   return kExitFailure;
 }
 
+void warning(const std::string& msg) { fmt::print(stderr, "streamdisk: warning: {}\n", msg); }
+
 const CLI::Validator& whole_number_check() {
   static const CLI::Validator v(
       [](std::string& text) -> std::string {
@@ -43,6 +45,15 @@ const CLI::Validator& decimal_check() {
         return sd::parse_decimal(text, d) ? "" : fmt::format("'{}' is not a decimal number", sd::excerpt(text, 40));
       },
       "NUMBER");
+  return v;
+}
+
+const CLI::Validator& path_check() {
+  static const CLI::Validator v(
+      [](std::string& text) -> std::string {
+        return text.empty() ? "'' is not a path: give a file or directory name (an unset shell variable?)" : "";
+      },
+      "");  // no description: the option's help and type name stay as they are
   return v;
 }
 

@@ -420,7 +420,9 @@ R run_characterize(const CharacterizeConfig& cfg) {
     if (rep.fs.userspace && m->host_cache().enabled()) rep.fs.driver_io = DriverIo::PageCache;
     kernel = model_kernel_settings(*p);
   } else {
-    auto d = RealDevice::open({cfg.path, "streamdisk-characterize"}, t.real_clock);
+    RealDeviceOptions dopt{cfg.path, "streamdisk-characterize"};
+    dopt.warn = cfg.warn;
+    auto d = RealDevice::open(dopt, t.real_clock);
     if (!d) return R::error(d.message());
     t.real = std::move(*d);
     t.dev = t.real.get();
@@ -1048,7 +1050,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
       std::string key = fmt::format("{}.{}", layer_name(l), s->key);
       if (!find_estimate(cal, key)) cal.missing.push_back({key, cal::sweep_for(l, s->key)});
     }
-  auto toml = cal::profile_toml(cal);
+  auto toml = cal::profile_toml(cal, "characterize");
   if (!toml) return R::error(toml.message());
   rep.profile_toml = *toml;
   for (const auto& e : cal.params) {

@@ -232,7 +232,9 @@ Status open_target(const MeasureConfig& c, Target& t, MeasureReport& out) {
     env.space = [m] { return SpaceInfo{m->files().capacity(), m->files().capacity() - m->files().used_bytes()}; };
     return {};
   }
-  auto d = RealDevice::open({c.path}, t.real_clock);
+  RealDeviceOptions dopt{c.path};
+  dopt.warn = c.warn;
+  auto d = RealDevice::open(dopt, t.real_clock);
   if (!d) return d.status();
   t.real = std::move(*d);
   RealDevice* rd = t.real.get();

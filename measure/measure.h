@@ -42,6 +42,9 @@ struct MeasureConfig {
   std::vector<std::string> trace_inputs;  // files the trace must not be (the profile's TOML files)
   std::string command_line;       // recorded in the trace header
   std::function<void(const SweepProgress&)> progress;
+  // A line for the user while the sweep goes on: a test file left in place
+  // because another program's file took its name (measure/real_device.h).
+  std::function<void(const std::string&)> warn;
   const std::atomic<bool>* cancel = nullptr;
 };
 

@@ -92,8 +92,9 @@ void RealDevice::probe_direct() {
 #endif
     char* b = buffer(std::max<uint32_t>(dio_align_, 4096));
     if (::pwrite(fd, b, dio_align_, 0) != static_cast<ssize_t>(dio_align_)) err = errno ? errno : EIO;
+    const FileIdentity id = identity_of(fd);
     ::close(fd);
-    ::unlink(p.c_str());
+    if (Status st = remove_if_same(p, id); !st.ok() && opt_.warn) opt_.warn(st.message());
     cleanup::unregister_path(p);
   }
   direct_ok_ = err == 0;
@@ -132,7 +133,8 @@ char* RealDevice::buffer(uint64_t bytes) {
 }
 
 // Creates `f` for this run (O_EXCL: never a file that was there before), or
-// truncates it if this run created it earlier.
+// empties it if this run created it earlier (ftruncate on a descriptor of
+// that very file: O_TRUNC by name would empty whatever has the name now).
 int RealDevice::create(FileId f, bool direct, int& err) {
   int& fd = direct ? fds_[f].direct : fds_[f].buffered;
   if (fd >= 0) return fd;
@@ -140,8 +142,12 @@ int RealDevice::create(FileId f, bool direct, int& err) {
   std::lock_guard<std::mutex> lock(files_->mu);
   files_->written.erase(f);
   if (files_->created.count(f)) {
-    fd = ::open(path(f).c_str(), flags | O_CLOEXEC | O_TRUNC);
-    if (fd < 0) err = errno;
+    fd = reopen(f, flags, err);
+    if (fd >= 0 && ::ftruncate(fd, 0) != 0) {
+      err = errno;
+      ::close(fd);
+      fd = -1;
+    }
     return fd;
   }
   for (int n = 2; n < 1000; ++n) {
@@ -149,6 +155,7 @@ int RealDevice::create(FileId f, bool direct, int& err) {
     fd = cleanup::create_registered(p, flags, 0644);
     if (fd >= 0) {
       files_->created.insert(f);
+      files_->ids[f] = identity_of(fd);
       return fd;
     }
     if (errno != EEXIST || files_->fixed.count(f)) break;
@@ -163,18 +170,65 @@ int RealDevice::fd_for(FileId f, bool direct, int& err) {
   Fds& fds = fds_[f];
   int& fd = direct ? fds.direct : fds.buffered;
   if (fd >= 0) return fd;
-  std::string p;
-  {
-    std::lock_guard<std::mutex> lock(files_->mu);
-    if (!files_->created.count(f)) {
-      err = ENOENT;
-      return -1;
-    }
-    p = path(f);
+  std::lock_guard<std::mutex> lock(files_->mu);
+  if (!files_->created.count(f)) {
+    err = ENOENT;
+    return -1;
   }
-  fd = ::open(p.c_str(), O_RDWR | O_CLOEXEC | (direct ? O_DIRECT : 0));
-  if (fd < 0) err = errno;
+  fd = reopen(f, O_RDWR | (direct ? O_DIRECT : 0), err);
   return fd;
+}
+
+int RealDevice::reopen(FileId f, int flags, int& err) {
+  const std::string p = path(f);
+  const FileIdentity id = files_->ids[f];
+  // Checked before the open too, so a device node or fifo put in the file's
+  // place is not even opened; O_NOFOLLOW: nor a symlink's target.
+  const FileIdentity now = identity_at(p);
+  if (now == FileIdentity{}) {  // removed by someone else: nothing there to leave alone
+    err = ENOENT;
+    return -1;
+  }
+  if (now != id) {
+    lost(f, p);
+    err = ESTALE;
+    return -1;
+  }
+  int fd = ::open(p.c_str(), flags | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) {
+    err = errno == ELOOP ? ESTALE : errno;
+    if (err == ESTALE) lost(f, p);
+    return -1;
+  }
+  if (identity_of(fd) != id) {  // replaced between the check and the open
+    ::close(fd);
+    lost(f, p);
+    err = ESTALE;
+    return -1;
+  }
+  return fd;
+}
+
+void RealDevice::lost(FileId f, const std::string& p) {
+  files_->created.erase(f);
+  files_->ids.erase(f);
+  files_->written.erase(f);
+  cleanup::unregister_path(p);  // Ctrl-C must not remove it either
+  if (opt_.warn)
+    opt_.warn(fmt::format("{} was left in place: it is no longer the file this command created (another program "
+                          "put a file of that name there while it ran); this run's file of that name is lost",
+                          p));
+}
+
+int RealDevice::remove_file(FileId f) {
+  const std::string p = path(f);
+  int err = 0;
+  if (Status st = remove_if_same(p, files_->ids[f], &err); !st.ok() && opt_.warn) opt_.warn(st.message());
+  cleanup::unregister_path(p);
+  files_->created.erase(f);
+  files_->ids.erase(f);
+  files_->written.erase(f);
+  return err;
 }
 
 void RealDevice::close_file(FileId f) {
@@ -246,11 +300,7 @@ Completion RealDevice::submit(const Op& op, double now) {
         err = ENOENT;  // not ours: never removed
         break;
       }
-      std::string p = path(op.file);
-      if (::unlink(p.c_str()) != 0) err = errno;
-      cleanup::unregister_path(p);
-      files_->created.erase(op.file);
-      files_->written.erase(op.file);
+      err = remove_file(op.file);
       break;
     }
   }
@@ -329,13 +379,11 @@ SpaceInfo RealDevice::space() const {
 
 void RealDevice::remove_created() {
   std::lock_guard<std::mutex> lock(files_->mu);
-  for (FileId f : files_->created) {
+  std::vector<FileId> created(files_->created.begin(), files_->created.end());
+  for (FileId f : created) {
     close_file(f);
-    std::string p = path(f);
-    ::unlink(p.c_str());
-    cleanup::unregister_path(p);
+    remove_file(f);
   }
-  files_->created.clear();
   files_->written.clear();
 }
 

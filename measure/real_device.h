@@ -15,6 +15,16 @@
 // removes them too. Devices made by sibling() (one per reader thread) share
 // the owner's files and never remove them.
 //
+// A created file is known by its device and inode, not only its name: in a
+// shared directory another program may rename a file of its own over the
+// name while the run goes on. Reopening (after Close, for O_DIRECT, a sibling's
+// first read) checks that the name still refers to that file, a second
+// Create empties the file with ftruncate on a checked descriptor (never
+// O_TRUNC by name), and removal goes through remove_if_same
+// (models/output_file.h). A name that has changed hands is left alone: the
+// device forgets the file (its operations fail with ESTALE, then ENOENT) and
+// says so once through `warn`.
+//
 // O_DIRECT: an operation with Op::direct uses a file descriptor opened with
 // O_DIRECT and a page-aligned buffer. open() probes whether the filesystem
 // accepts O_DIRECT; where it refuses (tmpfs, most FUSE mounts) or probe_direct
@@ -27,6 +37,7 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -35,6 +46,7 @@
 
 #include "models/device.h"
 #include "measure/fs_info.h"
+#include "models/output_file.h"
 #include "models/status.h"
 
 namespace sd {
@@ -47,6 +59,10 @@ struct RealDeviceOptions {
   // Once set (Ctrl-C), writes fail with ECANCELED so a workload without its
   // own cancel check (the recorder) stops at its next write. Not owned.
   const std::atomic<bool>* cancel = nullptr;
+  // One line for each file left in place because its name no longer refers
+  // to the file this device created (see above); unset: nothing is said,
+  // the file is left alone all the same. Called from the thread that found it.
+  std::function<void(const std::string&)> warn = nullptr;
 };
 
 class RealDevice final : public Device {
@@ -85,7 +101,9 @@ class RealDevice final : public Device {
   // have read from memory starts with "not ".
   std::string drop_cache(FileId f);
   SpaceInfo space() const;  // statvfs of the directory
-  void remove_created();     // unlinks every file this device created
+  // Removes every file this device created that still has its name (the
+  // others are left alone, with a `warn` line each).
+  void remove_created();
 
  private:
   // What the owner and its siblings share: file names and which files exist
@@ -95,6 +113,7 @@ class RealDevice final : public Device {
     std::unordered_map<FileId, std::string> names;  // given or chosen on a collision
     std::unordered_set<FileId> fixed;               // names given with name_file()
     std::unordered_set<FileId> created;
+    std::unordered_map<FileId, FileIdentity> ids;  // what each created file is (fstat when it was made)
     // Bytes written to each file since it was created, through O_DIRECT and buffered.
     std::unordered_map<FileId, std::pair<uint64_t, uint64_t>> written;
   };
@@ -104,6 +123,14 @@ class RealDevice final : public Device {
   };
   int create(FileId f, bool direct, int& err);
   int fd_for(FileId f, bool direct, int& err);
+  // Opens created file `f` by name with `flags` if the name still refers to
+  // it; else forgets it (lost()) and fails with ESTALE. Holds files_->mu.
+  int reopen(FileId f, int flags, int& err);
+  // `f`'s name has changed hands: forget the file, say so once. Holds files_->mu.
+  void lost(FileId f, const std::string& why);
+  // Removes created file `f` by name if it is still that file; forgets it
+  // either way. Returns 0, ESTALE (left alone) or the removal's errno. Holds files_->mu.
+  int remove_file(FileId f);
   void close_file(FileId f);
   char* buffer(uint64_t bytes);
   void probe_direct();

@@ -134,6 +134,7 @@ Result<RecordReport> run_record(const RecordOptions& opt) {
   dopt.dir = opt.dir;
   dopt.keep_files = true;
   dopt.cancel = opt.cancel;
+  dopt.warn = opt.warn;
   auto dev = RealDevice::open(dopt, clock);
   if (!dev) return dev.status();
   RecordReport rep;

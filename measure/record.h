@@ -30,6 +30,9 @@ struct RecordOptions {
   std::string command_line;        // recorded in the trace header
   std::function<void(double)> progress;  // fraction of the acquisition done
   const std::atomic<bool>* cancel = nullptr;  // set (Ctrl-C): stop, remove the partial files
+  // A line for the user: a partial file left in place when removing it,
+  // because another program's file took its name (measure/real_device.h).
+  std::function<void(const std::string&)> warn;
   // Faults between the recorder and the real device (models/fault.h): an
   // errno fault means the write never reaches the file.
   std::vector<FaultSpec> faults;

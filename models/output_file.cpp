@@ -8,6 +8,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -25,6 +26,13 @@ std::string dir_of(const std::string& p) {
 std::string base_of(const std::string& p) {
   auto slash = p.rfind('/');
   return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
+// The temporary file for `base` (a name in the same directory): attempt
+// 0, 1... until one is free (O_EXCL).
+constexpr int kTempAttempts = 100;
+std::string temp_name(const std::string& base, long long pid, int attempt) {
+  return fmt::format(".{}.{}-{}.tmp", base, pid, attempt);
 }
 
 
@@ -79,6 +87,38 @@ bool same_file(const std::string& a, const std::string& b) {
   struct stat da{}, db{};
   return ::stat(dir_of(fa).c_str(), &da) == 0 && ::stat(dir_of(fb).c_str(), &db) == 0 && da.st_dev == db.st_dev &&
          da.st_ino == db.st_ino;
+}
+
+FileIdentity identity_of(int fd) {
+  struct stat st{};
+  if (::fstat(fd, &st) != 0) return {};
+  return {st.st_dev, st.st_ino};
+}
+
+FileIdentity identity_at(const std::string& path) {
+  struct stat st{};
+  if (::lstat(path.c_str(), &st) != 0) return {};
+  return {st.st_dev, st.st_ino};
+}
+
+Status remove_if_same(const std::string& path, const FileIdentity& id, int* err) {
+  int ignored = 0;
+  int& e = err ? *err : ignored;
+  e = 0;
+  FileIdentity now = identity_at(path);
+  if (now == FileIdentity{}) return {};  // gone already: nothing of ours to remove
+  if (id == FileIdentity{} || now != id) {
+    e = ESTALE;
+    return Status::error(fmt::format("{} was left in place: it is no longer the file this command created (another "
+                                     "program put a file of that name there while it ran); remove it yourself if "
+                                     "it is not wanted",
+                                     path));
+  }
+  if (std::remove(path.c_str()) != 0 && errno != ENOENT) {
+    e = errno;
+    return Status::error(fmt::format("cannot remove {}: {}", path, std::strerror(e)));
+  }
+  return {};
 }
 
 OutputFile& OutputFile::operator=(OutputFile&& o) noexcept {
@@ -155,8 +195,8 @@ Status OutputFile::open(const std::string& path, const OutputRules& rules) {
     }
   }
   int fd = -1;
-  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-    temp_ = fmt::format("{}/.{}.{}-{}.tmp", dir, base_of(real), ::getpid(), attempt);
+  for (int attempt = 0; attempt < kTempAttempts && fd < 0; ++attempt) {
+    temp_ = dir + "/" + temp_name(base_of(real), ::getpid(), attempt);
     fd = cleanup::create_registered(temp_, O_WRONLY);
     if (fd < 0 && errno != EEXIST) break;
   }
@@ -246,6 +286,10 @@ void OutputFile::abandon() {
     cleanup::unregister_path(temp_);
     temp_.clear();
   }
+}
+
+size_t temp_name_overhead() {
+  return temp_name("", std::numeric_limits<pid_t>::max(), kTempAttempts - 1).size();
 }
 
 Status write_output_file(const std::string& path, std::string_view text, const OutputRules& rules) {

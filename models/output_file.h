@@ -22,6 +22,8 @@
 // models/cleanup.h (SIGINT/SIGTERM remove it) and removed by abandon() and
 // the destructor. Not thread-safe.
 #pragma once
+#include <sys/types.h>
+
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -73,6 +75,12 @@ class OutputFile {
   bool never_replace_ = false;
 };
 
+// The most characters the temporary file's name (.NAME.PID-N.tmp, in the
+// same directory) adds to the name of the file it becomes, for any process
+// id: a command that must keep NAME within the filesystem's NAME_MAX checks
+// NAME's length plus this before it starts (record --name).
+size_t temp_name_overhead();
+
 // open(), one write of `text`, commit().
 Status write_output_file(const std::string& path, std::string_view text, const OutputRules& rules);
 
@@ -83,5 +91,25 @@ std::string follow_links(std::string p);
 // The same file? Both existing: same device and inode. Otherwise the same
 // directory (after symlinks) and the same name.
 bool same_file(const std::string& a, const std::string& b);
+
+// What a file is, whatever name it has now: its device and inode. A command
+// that removes a file it made by name checks first that the name still
+// refers to it: in a shared directory another program may have renamed its
+// own file over the name meanwhile.
+struct FileIdentity {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  bool operator==(const FileIdentity&) const = default;
+};
+FileIdentity identity_of(int fd);                    // fstat; {} if it fails
+FileIdentity identity_at(const std::string& path);  // lstat (a symlink is itself); {} if nothing is there
+// Removes `path` (a file, or an empty directory) only if the name still
+// refers to `id`; a file that has taken its place, a symlink included, is
+// left alone. OK when removed, or when nothing is there any more; otherwise
+// an error naming the path, for a warning line (the command's own work is
+// done: the file stays), and `*err` (if given) set to ESTALE (left alone) or
+// the errno of the removal. Linux has no unlink by descriptor: between the
+// check and the removal the window is one system call wide.
+Status remove_if_same(const std::string& path, const FileIdentity& id, int* err = nullptr);
 
 }  // namespace sd

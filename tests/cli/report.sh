@@ -100,5 +100,28 @@ expect_bad_input "--svg over an existing plot" "02-sustained-timeline.svg exists
 expect_bad_input "--svg dir is a file, with -o" "--svg: cannot create directory" -- \
   report "$tmp/show.json" -o "$tmp/y.html" --svg "$tmp/afile/sub"
 [ ! -e "$tmp/y.html" ] || fail "report wrote the page although --svg failed"
+# -o naming one of the plots --svg writes: the page's commit replaced the plot
+# the same run had written (exit 0, the plot gone). Refused before anything is
+# written, also through another spelling or a symlink, and -o naming the --svg
+# directory itself.
+mkdir "$tmp/same"
+for o in "$tmp/same/01-rate-vs-block.svg" "$tmp/same/./02-sustained-timeline.svg" "$tmp/same-link.html"; do
+  ln -sfn same/01-rate-vs-block.svg "$tmp/same-link.html"
+  expect_bad_input "-o $o, a plot of --svg" "-o .* is one of the plots --svg .* writes .*: give the page another name" -- \
+    report "$tmp/show.json" -o "$o" --svg "$tmp/same"
+  [ -z "$(ls -A "$tmp/same")" ] || fail "-o $o, a plot of --svg: files were written: $(ls -A "$tmp/same")"
+done
+expect_bad_input "-o the --svg directory" "-o .*/newsvg is the --svg directory: give the page a file name" -- \
+  report "$tmp/show.json" -o "$tmp/newsvg" --svg "$tmp/newsvg"
+[ ! -e "$tmp/newsvg" ] || fail "-o the --svg directory: $tmp/newsvg was made"
+# A failing report removes the directories --svg made for it (they were left
+# behind, empty), and only those: one that was there before stays.
+err=$("$STREAMDISK" report "$tmp/show.json" -o /dev/full --svg "$tmp/made/sub" 2>&1); rc=$?
+[ "$rc" -eq 1 ] || fail "-o /dev/full: exit $rc, expected 1"
+[ "$(printf '%s\n' "$err" | grep -c .)" -eq 1 ] || fail "-o /dev/full: expected one line, got: $err"
+[ ! -e "$tmp/made" ] || fail "-o /dev/full: the directories --svg made were left: $(find "$tmp/made")"
+mkdir "$tmp/before"
+"$STREAMDISK" report "$tmp/show.json" -o /dev/full --svg "$tmp/before" 2>/dev/null && fail "-o /dev/full: exit 0"
+[ -d "$tmp/before" ] && [ -z "$(ls -A "$tmp/before")" ] || fail "-o /dev/full: the existing --svg directory was removed or kept plots"
 "$STREAMDISK" report --help | grep -q "streamdisk-replay" || fail "--help does not list the kinds"
 finish

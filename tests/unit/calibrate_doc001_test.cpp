@@ -23,8 +23,9 @@ TEST_CASE("document 001's read table: the calibrated read model reproduces the s
   opt.name = "doc001-read";
   auto c = calibrate(opt);
   REQUIRE(c.ok());
-  auto toml = profile_toml(*c);
+  auto toml = profile_toml(*c, "calibrate");
   REQUIRE(toml.ok());
+  CHECK(toml->starts_with("# Written by `streamdisk calibrate`."));
   auto prof = parse_profile_text(*toml, "doc001-read.toml");
   REQUIRE(prof.ok());
   REQUIRE(prof->finish().ok());

@@ -122,7 +122,7 @@ TEST_CASE("filesystem overhead from the same sweep under two filesystems", "[cal
   REQUIRE(got.count("filesystem.driver_mbps"));
   CHECK(std::fabs(got["filesystem.request_us"] / 150 - 1) <= 0.05);
   CHECK(std::fabs(got["filesystem.driver_mbps"] / 900 - 1) <= 0.05);
-  auto toml = profile_toml(*c);
+  auto toml = profile_toml(*c, "calibrate");
   REQUIRE(toml.ok());
   CHECK(parse_profile_text(*toml, "fs.toml").ok());
 }

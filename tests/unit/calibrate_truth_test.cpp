@@ -104,7 +104,7 @@ TEST_CASE("calibrate recovers write parameters of random drives within 3 %", "[c
     check(*c, "device.capacity_bytes", capacity);
     check(*c, "device.fill_knee", knee);
     check(*c, "device.fill_floor", floor);
-    auto toml = profile_toml(*c);
+    auto toml = profile_toml(*c, "calibrate");
     REQUIRE(toml.ok());
     auto back = parse_profile_text(*toml, "calibrated.toml");
     REQUIRE(back.ok());

@@ -176,7 +176,10 @@ TEST_CASE("characterize on a model recovers its parameters and its capacity", "[
   }
   CHECK(paced == 3);
 
-  // The profile loads as a whole stack and gives the true profile's headline.
+  // The profile says characterize wrote it (it said calibrate), and loads as
+  // a whole stack giving the true profile's headline.
+  CHECK(r->profile_toml.starts_with("# Written by `streamdisk characterize`."));
+  CHECK(r->profile_toml.find("streamdisk calibrate") == std::string::npos);
   auto mine = parse_profile_text(r->profile_toml, "characterized.toml");
   REQUIRE(mine.ok());
   REQUIRE(mine->finish().ok());

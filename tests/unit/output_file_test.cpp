@@ -142,3 +142,61 @@ TEST_CASE("never_replace: an existing file is refused, one that appears before c
   CHECK(file_text(r) == "ours");
   CHECK(tmp.entries() == 4);
 }
+
+TEST_CASE("temp_name_overhead covers the temporary file's name for any process id", "[output]") {
+  TempDir tmp;
+  const std::string name = "out.csv";
+  OutputFile out;
+  REQUIRE(out.open(tmp.path + "/" + name, {}).ok());
+  std::string temp;
+  for (const auto& e : fs::directory_iterator(tmp.path)) temp = e.path().filename().string();
+  REQUIRE(temp.find(name) != std::string::npos);  // .out.csv.PID-0.tmp
+  const size_t pid_digits = std::to_string(::getpid()).size();
+  // This process's name with the widest process id (10 digits) and a two-digit attempt.
+  CHECK(temp.size() - name.size() + (10 - pid_digits) + 1 == temp_name_overhead());
+  out.abandon();
+}
+
+TEST_CASE("remove_if_same removes the file it made, and leaves one put in its place", "[output]") {
+  TempDir tmp;
+  std::string p = tmp.path + "/made.dat";
+  std::ofstream(p) << "ours";
+  FileIdentity ours = identity_at(p);
+  REQUIRE(ours != FileIdentity{});
+  // Another program renames a file of its own over the name.
+  std::ofstream(tmp.path + "/theirs.tmp") << "theirs";
+  fs::rename(tmp.path + "/theirs.tmp", p);
+  int err = 0;
+  Status st = remove_if_same(p, ours, &err);
+  REQUIRE_FALSE(st.ok());
+  CHECK(err == ESTALE);
+  CHECK(st.message().find(p + " was left in place") != std::string::npos);
+  CHECK(file_text(p) == "theirs");
+  // A symlink put there is a file of its own, not the one it points at.
+  std::string q = tmp.path + "/q.dat";
+  std::ofstream(q) << "q";
+  FileIdentity qid = identity_at(q);
+  fs::rename(q, tmp.path + "/q-moved.dat");
+  fs::create_symlink("q-moved.dat", q);
+  CHECK_FALSE(remove_if_same(q, qid).ok());
+  CHECK(fs::is_symlink(q));
+  // Its own file goes; a name already gone is not an error.
+  std::string r = tmp.path + "/r.dat";
+  std::ofstream(r) << "r";
+  FileIdentity rid = identity_at(r);
+  CHECK(remove_if_same(r, rid, &err).ok());
+  CHECK(err == 0);
+  CHECK_FALSE(fs::exists(r));
+  CHECK(remove_if_same(r, rid).ok());
+  // A directory it made goes when empty, and stays when something is in it.
+  std::string dir = tmp.path + "/plots";
+  fs::create_directory(dir);
+  FileIdentity did = identity_at(dir);
+  std::ofstream(dir + "/x") << "x";
+  CHECK_FALSE(remove_if_same(dir, did).ok());
+  CHECK(fs::exists(dir + "/x"));
+  fs::remove(dir + "/x");
+  CHECK(remove_if_same(dir, did).ok());
+  CHECK_FALSE(fs::exists(dir));
+  CHECK(tmp.entries() == 3);  // made.dat (theirs), q.dat (the link), q-moved.dat
+}

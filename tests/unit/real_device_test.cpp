@@ -216,3 +216,64 @@ TEST_CASE("RealDevice removes thousands of files it created, and only those", "[
   }
   CHECK(tmp.entries() == 1);
 }
+
+// In a shared directory another program may rename a file of its own over a
+// name this device made. The device knows its files by device and inode:
+// it neither empties, reads nor removes what has the name now, and says so.
+TEST_CASE("RealDevice leaves a file put in place of its own alone, and says so once", "[realdev]") {
+  TempDir tmp;
+  RealClock clock;
+  std::vector<std::string> warnings;
+  RealDeviceOptions opt{tmp.path};
+  opt.warn = [&](const std::string& w) { warnings.push_back(w); };
+  auto d = RealDevice::open(opt, clock);
+  REQUIRE(d.ok());
+  auto& dev = *d;
+  auto swap_in = [&](FileId f, const std::string& text) {
+    std::string theirs = tmp.path + "/theirs.tmp";
+    std::ofstream(theirs) << text;
+    fs::rename(theirs, dev->path(f));  // atomically, as another program would
+  };
+  for (FileId f : {1, 2, 3, 4}) {
+    REQUIRE(dev->submit({OpKind::Create, f}, 0).error == 0);
+    REQUIRE(dev->submit({OpKind::Write, f, 0, 8192}, 0).error == 0);
+    REQUIRE(dev->submit({OpKind::Close, f}, 0).error == 0);
+  }
+  // A second Create of its own file empties it (ftruncate on that file).
+  REQUIRE(dev->submit({OpKind::Create, 1}, 0).error == 0);
+  CHECK(fs::file_size(dev->path(1)) == 0);
+  // ... and never the file that has the name now (O_TRUNC by name emptied it).
+  swap_in(2, "theirs 2");
+  CHECK(dev->submit({OpKind::Create, 2}, 0).error == ESTALE);
+  CHECK(file_text(dev->path(2)) == "theirs 2");
+  CHECK(dev->submit({OpKind::Write, 2, 0, 4096}, 0).error == ENOENT);  // forgotten: no longer ours
+  // Reading reopens by name: not theirs either.
+  swap_in(3, "theirs 3");
+  CHECK(dev->submit({OpKind::Read, 3, 0, 4096}, 0).error == ESTALE);
+  CHECK(file_text(dev->path(3)) == "theirs 3");
+  // Remove leaves the file in its place.
+  swap_in(4, "theirs 4");
+  CHECK(dev->submit({OpKind::Remove, 4}, 0).error == ESTALE);
+  CHECK(file_text(dev->path(4)) == "theirs 4");
+  // A file someone removed is simply gone: nothing to leave alone, no warning.
+  REQUIRE(dev->submit({OpKind::Create, 6}, 0).error == 0);
+  REQUIRE(dev->submit({OpKind::Close, 6}, 0).error == 0);
+  fs::remove(dev->path(6));
+  CHECK(dev->submit({OpKind::Read, 6, 0, 4096}, 0).error == ENOENT);
+  CHECK(dev->submit({OpKind::Remove, 6}, 0).error == 0);
+  REQUIRE(warnings.size() == 3);  // one line per file
+  CHECK(warnings[0].find(dev->path(2) + " was left in place") != std::string::npos);
+  CHECK(warnings[1].find(dev->path(3)) != std::string::npos);
+  CHECK(warnings[2].find(dev->path(4)) != std::string::npos);
+  // On destruction: its own files go, one put in place of its own stays.
+  REQUIRE(dev->submit({OpKind::Create, 5}, 0).error == 0);
+  REQUIRE(dev->submit({OpKind::Close, 5}, 0).error == 0);
+  swap_in(5, "theirs 5");
+  std::string own = dev->path(1), theirs5 = dev->path(5);
+  d = RealDevice::open(opt, clock);  // the first one destroyed (the names are kept above)
+  CHECK_FALSE(fs::exists(own));
+  CHECK(file_text(theirs5) == "theirs 5");
+  REQUIRE(warnings.size() == 4);
+  CHECK(warnings[3].find(theirs5 + " was left in place") != std::string::npos);
+  CHECK(tmp.entries() == 4);  // theirs 2, 3, 4 and 5
+}

@@ -184,7 +184,7 @@ TEST_CASE("the stall fit's ranges (95 % intervals) hold the true values", "[cali
       auto c = calibrate_loaded(traces, {}, names, Options{});
       REQUIRE(c.ok());
       CHECK_FALSE(c->stalls_too_few);
-      auto toml = profile_toml(*c);
+      auto toml = profile_toml(*c, "calibrate");
       REQUIRE(toml.ok());
       auto prof = parse_profile_text(*toml, "fitted.toml");
       REQUIRE(prof.ok());
@@ -280,7 +280,7 @@ TEST_CASE("too few pauses: fitted, marked an estimate, with a warning", "[calibr
   for (const auto& e : c->params)
     if (e.key == "device.stall_duration_ms") marked = e.estimate && std::fabs(e.value / 300 - 1) < 0.2;
   CHECK(marked);
-  auto toml = profile_toml(*c);
+  auto toml = profile_toml(*c, "calibrate");
   REQUIRE(toml.ok());
   CHECK(toml->find("estimate = true") != std::string::npos);
   // ... and without ranges: intervals from so few pauses, at their corners
