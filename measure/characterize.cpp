@@ -514,6 +514,28 @@ R run_characterize(const CharacterizeConfig& cfg) {
   const double remaining_after_idle = plan.cache + 3 * plan.refill + 6 * plan.blocksize_point + plan.reads +
                                       2 * plan.interleaved + plan.buffered + 3 * plan.paced + check_s;
 
+  // A FUSE driver that writes its block device through a page cache large
+  // enough to hide the device for seconds (its freerun ceiling at 64 MiB or
+  // more; the test rigs' 16 MiB is not): what the "direct" phases measure is
+  // mostly that cache (below).
+  const double kernel_ceiling = kernel.background > 0 && kernel.background < kernel.dirty_limit
+                                    ? (kernel.background + kernel.dirty_limit) / 2
+                                    : kernel.dirty_limit;
+  const bool big_page_cache = t.real && rep.fs.driver_io == DriverIo::PageCache && kernel_ceiling >= 64 * kMiB;
+  if (big_page_cache && kernel_ceiling >= 1024 * kMiB) {
+    // Every "direct" phase fills that cache before the device is seen and
+    // waits in its fsync for the device to drain it: minutes per GB on a stick.
+    std::string warn = fmt::format(
+        "the FUSE driver writes its device through a page cache that takes {} before the kernel throttles it "
+        "(vm.dirty_*): the phases fill it at the driver's pace and then wait for the device to drain it, so this "
+        "run will take well over its budget (on a 15 MB/s stick {:.0f} s of draining per phase). For a run that "
+        "keeps to it, lower the limit while measuring (sysctl vm.dirty_bytes=268435456 "
+        "vm.dirty_background_bytes=134217728) and restore it after",
+        format_size(kernel_ceiling), kernel_ceiling / 15e6);
+    rep.notes.push_back(warn);
+    if (cfg.warn) cfg.warn(warn);
+  }
+
   // 1. Idle: let a write cache recover before the burst is measured.
   {
     double need = cfg.idle_s > 0 ? cfg.idle_s : plan.idle;
@@ -549,15 +571,6 @@ R run_characterize(const CharacterizeConfig& cfg) {
                                       "the burst below may come from a partly refilled cache",
                                       need));
   }
-
-  // A FUSE driver that writes its block device through a page cache large
-  // enough to hide the device for seconds (its freerun ceiling at 64 MiB or
-  // more; the test rigs' 16 MiB is not): what the "direct" phases measure is
-  // mostly that cache (below).
-  const double kernel_ceiling = kernel.background > 0 && kernel.background < kernel.dirty_limit
-                                    ? (kernel.background + kernel.dirty_limit) / 2
-                                    : kernel.dirty_limit;
-  const bool big_page_cache = t.real && rep.fs.driver_io == DriverIo::PageCache && kernel_ceiling >= 64 * kMiB;
 
   // 2. Cache: sustained direct write past the write cache, then idle gaps.
   CacheResult cache;
