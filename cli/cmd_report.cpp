@@ -112,13 +112,13 @@ int run(const ReportArgs& a) {
   // one or the page fails, or Ctrl-C comes, the plots already in place go
   // again (models/cleanup.h): all or nothing.
   MadeDirs made;  // declared before `undo`: removed after the plots in them
-  std::vector<std::string> placed;
+  std::vector<std::pair<std::string, FileIdentity>> placed;
   struct Undo {
-    std::vector<std::string>& placed;
+    std::vector<std::pair<std::string, FileIdentity>>& placed;
     bool done = false;
     ~Undo() {
-      for (const auto& p : placed) {
-        if (!done) ::unlink(p.c_str());
+      for (const auto& [p, id] : placed) {
+        if (!done) remove_if_same(p, id);  // only while the name is still the plot put there
         cleanup::unregister_path(p);
       }
     }
@@ -154,12 +154,13 @@ int run(const ReportArgs& a) {
       OutputFile f;
       if (Status st = f.open(file, {"--svg", "plots", false, a.inputs, true}); !st.ok()) return bad_input(st.message());
       std::fwrite(svg.data(), 1, svg.size(), f.stream());
-      cleanup::register_path(file);  // Ctrl-C from here on removes it
+      FileIdentity id = identity_of(fileno(f.stream()));  // the rename into place keeps it
+      cleanup::register_path(file, id.dev, id.ino);        // Ctrl-C from here on removes it
       if (Status st = f.commit(); !st.ok()) {
         cleanup::unregister_path(file);  // not put in place: nothing of ours there
         return failure(st.message());
       }
-      placed.push_back(file);
+      placed.emplace_back(file, id);
     }
   }
   if (html.is_open()) {

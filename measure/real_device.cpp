@@ -70,19 +70,27 @@ std::string RealDevice::path(FileId f) const {
   return fmt::format("{}/{}-{}-{}.dat", opt_.dir, opt_.prefix, pid_, f);
 }
 
-// Creates a probe file with O_DIRECT and writes one aligned block: tmpfs
-// refuses the open (EINVAL), some FUSE filesystems the write.
+// Creates a probe file, opens it again with O_DIRECT and writes one aligned
+// block: tmpfs (before Linux 6.6) refuses the open (EINVAL), some FUSE
+// filesystems the write. The file is made without O_DIRECT first: a create
+// refused for O_DIRECT may leave a file behind that only its name could remove.
 void RealDevice::probe_direct() {
   std::string p;
   int fd = -1;
   for (int n = 0; n < 100 && fd < 0; ++n) {
     p = fmt::format("{}/{}-{}-probe{}.dat", opt_.dir, opt_.prefix, pid_, n ? fmt::format("-{}", n + 1) : "");
-    fd = cleanup::create_registered(p, O_WRONLY | O_DIRECT);
+    fd = cleanup::create_registered(p, O_WRONLY);
     if (fd < 0 && errno != EEXIST) break;
   }
   int err = fd < 0 ? errno : 0;
-  // O_EXCL: a file at p that exists now is this probe's (tmpfs may create it and then refuse O_DIRECT).
-  if (fd < 0 && err != EEXIST) ::unlink(p.c_str());
+  int dfd = -1;
+  if (fd >= 0) {
+    dfd = ::open(p.c_str(), O_WRONLY | O_DIRECT | O_CLOEXEC | O_NOFOLLOW);
+    if (dfd < 0)
+      err = errno ? errno : EINVAL;
+    else if (identity_of(dfd) != identity_of(fd))
+      err = ESTALE;  // another file took the name in between: no verdict from it
+  }
   if (fd >= 0) {
 #ifdef STATX_DIOALIGN
     struct statx sx{};
@@ -91,8 +99,9 @@ void RealDevice::probe_direct() {
       dio_align_ = std::max(sx.stx_dio_offset_align, sx.stx_dio_mem_align);
 #endif
     char* b = buffer(std::max<uint32_t>(dio_align_, 4096));
-    if (::pwrite(fd, b, dio_align_, 0) != static_cast<ssize_t>(dio_align_)) err = errno ? errno : EIO;
+    if (err == 0 && ::pwrite(dfd, b, dio_align_, 0) != static_cast<ssize_t>(dio_align_)) err = errno ? errno : EIO;
     const FileIdentity id = identity_of(fd);
+    if (dfd >= 0) ::close(dfd);
     ::close(fd);
     if (Status st = remove_if_same(p, id); !st.ok() && opt_.warn) opt_.warn(st.message());
     cleanup::unregister_path(p);

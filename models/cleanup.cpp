@@ -3,8 +3,10 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -18,6 +20,9 @@ namespace {
 // pointers, so the handler can walk them while another thread registers.
 constexpr int kChunkSlots = 1024;
 struct Slot {
+  // The file's identity is stored before its path is published, so the
+  // handler that sees the path sees them too.
+  std::atomic<uint64_t> dev{0}, ino{0};
   std::atomic<const char*> path{nullptr};  // owned by g_paths' key storage below
 };
 struct Chunk {
@@ -37,7 +42,14 @@ std::atomic<int> g_signal{0};
 void remove_all_and_exit(int sig) {
   for (Chunk* c = &g_first; c; c = c->next.load())
     for (auto& s : c->slots)
-      if (const char* p = s.path.load()) ::unlink(p);
+      if (const char* p = s.path.load()) {
+        // Only while the name is still the file registered: one another
+        // program renamed over it since is not ours to remove.
+        struct stat st{};
+        if (::fstatat(AT_FDCWD, p, &st, AT_SYMLINK_NOFOLLOW) == 0 && static_cast<uint64_t>(st.st_dev) == s.dev.load() &&
+            static_cast<uint64_t>(st.st_ino) == s.ino.load())
+          ::unlink(p);
+      }
   _exit(128 + sig);
 }
 
@@ -102,7 +114,7 @@ const std::atomic<bool>* cancel_flag() { return &g_cancel; }
 int signal_received() { return g_signal.load(); }
 int exit_status() { return 128 + (g_signal.load() ? g_signal.load() : SIGINT); }
 
-void register_path(const std::string& path) {
+void register_path(const std::string& path, dev_t dev, ino_t ino) {
   install();
   std::lock_guard<std::mutex> lock(g_mu);
   if (!g_paths) {
@@ -116,6 +128,8 @@ void register_path(const std::string& path) {
   g_free->pop_back();
   auto copy = std::make_unique<char[]>(path.size() + 1);
   std::memcpy(copy.get(), path.c_str(), path.size() + 1);
+  s->dev.store(static_cast<uint64_t>(dev));
+  s->ino.store(static_cast<uint64_t>(ino));
   s->path.store(copy.get());
   g_paths->emplace(path, std::make_pair(s, std::move(copy)));
 }
@@ -137,7 +151,16 @@ int create_registered(const std::string& path, int flags, unsigned mode) {
   install();
   SignalsBlocked blocked;  // neither created-but-unregistered nor registered-but-someone-else's
   int fd = ::open(path.c_str(), flags | O_CREAT | O_EXCL | O_CLOEXEC, static_cast<mode_t>(mode));
-  if (fd >= 0) register_path(path);
+  if (fd < 0) return fd;
+  struct stat st{};
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::unlink(path.c_str());  // just made by O_EXCL, not yet seen by anyone: ours
+    ::close(fd);
+    errno = err;
+    return -1;
+  }
+  register_path(path, st.st_dev, st.st_ino);
   return fd;
 }
 

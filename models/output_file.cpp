@@ -126,6 +126,7 @@ OutputFile& OutputFile::operator=(OutputFile&& o) noexcept {
     abandon();
     f_ = o.f_, path_ = std::move(o.path_), target_ = std::move(o.target_), temp_ = std::move(o.temp_);
     never_replace_ = o.never_replace_;
+    temp_dev_ = o.temp_dev_, temp_ino_ = o.temp_ino_;
     o.f_ = nullptr, o.temp_.clear();
   }
   return *this;
@@ -200,6 +201,10 @@ Status OutputFile::open(const std::string& path, const OutputRules& rules) {
     fd = cleanup::create_registered(temp_, O_WRONLY);
     if (fd < 0 && errno != EEXIST) break;
   }
+  if (fd >= 0) {
+    FileIdentity id = identity_of(fd);
+    temp_dev_ = id.dev, temp_ino_ = id.ino;
+  }
   if (fd < 0) {
     int e = errno;
     temp_.clear();
@@ -224,15 +229,16 @@ Status OutputFile::open(const std::string& path, const OutputRules& rules) {
 
 namespace {
 
-// Moves `from` to `to` only if `to` does not exist (atomically: a file that
-// appears there meanwhile is never replaced). EEXIST if it does.
-int rename_noreplace(const std::string& from, const std::string& to) {
+// Moves `from` (the file `id`) to `to` only if `to` does not exist
+// (atomically: a file that appears there meanwhile is never replaced).
+// EEXIST if it does.
+int rename_noreplace(const std::string& from, const FileIdentity& id, const std::string& to) {
   if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return 0;
   if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP) return errno;
   // A filesystem without RENAME_NOREPLACE (some FUSE drivers): link() fails
   // with EEXIST on an existing name just as atomically.
   if (::link(from.c_str(), to.c_str()) != 0) return errno;
-  ::unlink(from.c_str());
+  remove_if_same(from, id);  // the temporary name, while it is still ours
   return 0;
 }
 
@@ -257,7 +263,7 @@ Status OutputFile::commit() {
   if (rc != 0) return failed(errno);
   if (temp_.empty()) return {};  // written directly
   if (never_replace_) {
-    if (int e = rename_noreplace(temp_, target_); e != 0) {
+    if (int e = rename_noreplace(temp_, {temp_dev_, temp_ino_}, target_); e != 0) {
       abandon();
       return Status::error(e == EEXIST ? fmt::format("{} appeared while this command ran and was kept; this "
                                                      "command's output was not written: give another name",
@@ -282,7 +288,7 @@ void OutputFile::abandon() {
   if (f_ == stdout) std::fflush(stdout);
   f_ = nullptr;
   if (!temp_.empty()) {
-    ::unlink(temp_.c_str());
+    remove_if_same(temp_, {temp_dev_, temp_ino_});  // only while the name is still the temporary file made
     cleanup::unregister_path(temp_);
     temp_.clear();
   }

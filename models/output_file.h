@@ -72,6 +72,8 @@ class OutputFile {
   std::string path_;    // as given, for messages
   std::string target_;  // the file replaced on commit (symlinks resolved); "" if written directly
   std::string temp_;    // the temporary file, while open
+  dev_t temp_dev_ = 0;  // and what it is: abandon() removes the name only while it is that file
+  ino_t temp_ino_ = 0;
   bool never_replace_ = false;
 };
 

@@ -78,6 +78,22 @@ case_ "calibrate -o" "$d" "$d/.p.toml.*.tmp" \
 case_ "report -o" "$d" "$d/.r.html.*.tmp" \
   report "$tmp/fifo" -o "$d/r.html"
 
+# The handler removes a file by name only while the name is still the file the
+# command made: another program's file renamed over the temporary file's name
+# survives the signal (it was removed with it).
+rm -rf "$d"; mkdir "$d"; [ -p "$tmp/fifo" ] || mkfifo "$tmp/fifo"
+"$STREAMDISK" calibrate "$tmp/fifo" -o "$d/p.toml" >/dev/null 2>"$tmp/err" &
+pid=$!
+if wait_for $pid "$d/.p.toml.*.tmp"; then
+  tempname=$(compgen -G "$d/.p.toml.*.tmp")
+  printf 'theirs\n' >"$d/theirs"; mv "$d/theirs" "$tempname"
+  kill -TERM $pid; wait $pid; rc=$?
+  [ "$rc" -eq 143 ] || fail "calibrate, SIGTERM after a swap: exit $rc, expected 143"
+  [ "$(cat "$tempname" 2>/dev/null)" = theirs ] || fail "calibrate, SIGTERM: removed the file put in place of its temporary file"
+else
+  fail "calibrate -o: no temporary file appeared ($(cat "$tmp/err"))"; kill -KILL $pid 2>/dev/null; wait $pid
+fi
+
 # A second signal while measure cleans up still leaves nothing.
 rm -rf "$d"; mkdir "$d"
 "$STREAMDISK" measure "$d" --sweep sustained --seconds 60 --size 4GiB --trace "$d/t.csv" >/dev/null 2>&1 &

@@ -200,3 +200,20 @@ TEST_CASE("remove_if_same removes the file it made, and leaves one put in its pl
   CHECK_FALSE(fs::exists(dir));
   CHECK(tmp.entries() == 3);  // made.dat (theirs), q.dat (the link), q-moved.dat
 }
+
+TEST_CASE("abandon leaves a file put in place of the temporary one", "[output]") {
+  TempDir d;
+  std::string target = d.path + "/out.txt", other = d.path + "/other.txt";
+  OutputFile f;
+  REQUIRE(f.open(target, {"-o", "output", false, {}, false}).ok());
+  // The temporary file is the one other entry in the directory.
+  std::string temp;
+  for (const auto& e : fs::directory_iterator(d.path)) temp = e.path().string();
+  REQUIRE(!temp.empty());
+  std::ofstream(other) << "someone else's";
+  REQUIRE(std::rename(other.c_str(), temp.c_str()) == 0);
+  f.abandon();
+  REQUIRE(fs::exists(temp));
+  CHECK(file_text(temp) == "someone else's");
+  CHECK_FALSE(fs::exists(target));
+}
