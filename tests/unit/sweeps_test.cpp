@@ -137,6 +137,10 @@ TEST_CASE("sustained sweep finds no cliff on a device without a burst cache", "[
   auto r = run_sustained_sweep(rig.env, s);
   CHECK_FALSE(r.cliff_seconds.has_value());
   CHECK(r.rate == Approx(write_rate(p, 1 << 20, Phase::Sustained, true)).epsilon(0.02));
+  // Without SweepEnv::device_written: no device rate, no payload share.
+  CHECK(r.device_rate == 0);
+  CHECK_FALSE(r.payload_share_measured);
+  CHECK(r.payload_share == 1);
 }
 
 TEST_CASE("threads sweep: parallel reads scale to the queue depth, then the interface ceiling", "[sweeps]") {
@@ -298,16 +302,4 @@ TEST_CASE("sustained sweep tells the device's own rate from a page cache's in be
   CHECK(r.device_rate_band > 0);
   CHECK(r.device_rate_band < 0.05 * r.device_rate);
   CHECK(r.device_spans > 100);
-}
-
-TEST_CASE("sustained sweep measures no device rate without the device's count", "[sweeps]") {
-  Profile p = load("samsung-960evo-250g", kNoBurst);
-  Rig rig(p);
-  SustainedSweep s;
-  s.max_seconds = 5;
-  s.direct = true;
-  auto r = run_sustained_sweep(rig.env, s);
-  CHECK(r.device_rate == 0);
-  CHECK_FALSE(r.payload_share_measured);
-  CHECK(r.payload_share == 1);
 }
