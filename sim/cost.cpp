@@ -166,16 +166,32 @@ double piloted_steps(const Profile& p, const RecorderConfig& c, const RunCost& o
 }
 
 double capacity_command_seconds(const std::vector<const Profile*>& profiles, const RecorderConfig& base,
-                                int max_seeds, bool spread, const ModelOptions& mo, CapacityTarget target, bool pilot) {
-  double s = 0;
-  for (const Profile* p : profiles) {
-    SearchEstimate own = estimate_capacity_search(*p, base, max_seeds, false, mo, target);
-    if (pilot) own.one_steps = piloted_steps(*p, own.recording, own.one, mo);
-    s += own.cpu_seconds();
-    if (!spread) continue;
-    SearchEstimate sp = estimate_capacity_search(*p, base, max_seeds, true, mo, target);
+                                int max_seeds, bool spread, const ModelOptions& mo, CapacityTarget target, bool pilot,
+                                double stop_above, bool* partial) {
+  if (partial) *partial = false;
+  // Each profile's searches, priced with `one_steps` for its recording.
+  auto cost = [&](const Profile& p, SearchEstimate& own) {
+    double s = own.cpu_seconds();
+    if (!spread) return s;
+    SearchEstimate sp = estimate_capacity_search(p, base, max_seeds, true, mo, target);
     sp.one_steps = own.one_steps;  // the same recording: only the number of recordings differs
-    s += static_cast<double>(2 + 2 * ranged_params(*p).size()) * sp.cpu_seconds();
+    return s + static_cast<double>(2 + 2 * ranged_params(p).size()) * sp.cpu_seconds();
+  };
+  std::vector<SearchEstimate> own;
+  std::vector<std::pair<double, size_t>> order;  // plain cost, profile: dearest first
+  for (size_t i = 0; i < profiles.size(); ++i) {
+    own.push_back(estimate_capacity_search(*profiles[i], base, max_seeds, false, mo, target));
+    order.emplace_back(cost(*profiles[i], own.back()), i);
+  }
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  double s = 0;
+  for (auto [plain, i] : order) {
+    if (pilot) own[i].one_steps = piloted_steps(*profiles[i], own[i].recording, own[i].one, mo);
+    s += pilot ? cost(*profiles[i], own[i]) : plain;
+    if (s > stop_above) {
+      if (partial) *partial = true;
+      return s;
+    }
   }
   return s;
 }
@@ -189,13 +205,17 @@ Status check_capacity_cost(const std::vector<const Profile*>& profiles, const Re
     searches += 1 + (spread ? static_cast<double>(2 + 2 * ranged_params(*p).size()) : 0);
   }
   double seconds = capacity_command_seconds(profiles, base, max_seeds, spread, mo, target);
-  if (!(seconds <= kMaxSeconds)) seconds = capacity_command_seconds(profiles, base, max_seeds, spread, mo, target, true);
+  bool partial = false;  // the piloted sum stopped once over the limit: a lower bound
+  if (!(seconds <= kMaxSeconds))
+    seconds = capacity_command_seconds(profiles, base, max_seeds, spread, mo, target, true, kMaxSeconds, &partial);
   if (!(seconds <= kMaxSeconds))
     return Status::error(fmt::format(
         "this search would take {} of CPU ({} profile(s), {:.0f} searches{}, up to {} seed(s) per candidate with "
         "random stalls); the limit is {}: give fewer profiles (a narrower glob), fewer --seeds, a shorter "
         "--duration{}",
-        seconds > 3.15e9 ? "longer than a century" : "about " + format_duration(seconds), profiles.size(), searches,
+        seconds > 3.15e9 ? "longer than a century"
+                         : (partial ? "more than about " : "about ") + format_duration(seconds),
+        profiles.size(), searches,
         spread ? " with the spread's 2k + 2 per profile" : "", std::max(1, max_seeds), format_duration(kMaxSeconds),
         spread ? ", or --no-spread (one search per profile)" : ""));
   return {};

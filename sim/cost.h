@@ -126,9 +126,13 @@ SearchEstimate estimate_capacity_search(const Profile& p, const RecorderConfig& 
 // profile's ranged parameters), in CPU seconds. `pilot`: each profile's
 // recording priced by piloted_steps (a pilot run per profile: costs a little
 // CPU, so only asked for when the plain estimate is over the limit).
+// `stop_above`: the profiles go dearest first (by the plain estimate), and
+// the sum is returned as soon as it passes this (then only a lower bound:
+// `*partial` is set), so a refusal need not pilot every profile.
 double capacity_command_seconds(const std::vector<const Profile*>& profiles, const RecorderConfig& base, int max_seeds,
                                 bool spread, const ModelOptions& mo = {},
-                                CapacityTarget target = CapacityTarget::Channels, bool pilot = false);
+                                CapacityTarget target = CapacityTarget::Channels, bool pilot = false,
+                                double stop_above = INFINITY, bool* partial = nullptr);
 
 // Refuses the command when that estimate is over the limit (or one recording
 // is), with the reason and the option to change. The plain estimate first;
