@@ -26,6 +26,7 @@
 #include "models/model_device.h"
 #include "models/percentile.h"
 #include "models/profile.h"
+#include "models/stalls.h"
 #include "models/trace.h"
 #include "models/units.h"
 #include "sim/capacity_spread.h"
@@ -518,9 +519,8 @@ R run_characterize(const CharacterizeConfig& cfg) {
   // enough to hide the device for seconds (its freerun ceiling at 64 MiB or
   // more; the test rigs' 16 MiB is not): what the "direct" phases measure is
   // mostly that cache (below).
-  const double kernel_ceiling = kernel.background > 0 && kernel.background < kernel.dirty_limit
-                                    ? (kernel.background + kernel.dirty_limit) / 2
-                                    : kernel.dirty_limit;
+  const double kernel_ceiling =
+      kernel.dirty_limit > 0 ? HostCache::freerun_ceiling(kernel.background, kernel.dirty_limit) : 0.0;
   const bool big_page_cache = t.real && rep.fs.driver_io == DriverIo::PageCache && kernel_ceiling >= 64 * kMiB;
   if (big_page_cache && kernel_ceiling >= 1024 * kMiB) {
     // Every "direct" phase fills that cache before the device is seen and
@@ -869,25 +869,23 @@ R run_characterize(const CharacterizeConfig& cfg) {
   cal::Calibration& cal = rep.calibration;
   if (device_counted) {
     // The device's long-run rate L counts its pauses; the profile models
-    // them apart (the pause fit above), so its rate between them is what
-    // gives L back with those pauses: time-triggered ones take D/P of the
-    // time, byte-triggered ones D every I bytes (I/S + D per I bytes).
+    // them apart (the pause fit above), so its rate between them S is what
+    // gives L back with those pauses, by the model's own long-run rule
+    // (models/analytic.cpp: L = (1 - time-triggered share) / (1/S + seconds
+    // per byte of byte-triggered ones), the catch-up taken off each pause).
     const SustainedResult& f = cache.first;
-    auto get = [&](const std::string& k) {
-      auto* x = find_estimate(cal, k);
-      return x ? x->value : 0.0;
-    };
-    double paused_share = 0, byte_pause_s = 0;
-    for (std::string st : {"device.stall_", "device.stall2_"}) {
-      double d = get(st + "duration_ms") * 1e-3 * std::exp(0.5 * std::pow(get(st + "duration_sigma"), 2));
-      if (!(d > 0)) continue;
-      if (double p = get(st + "period_ms") * 1e-3; p > 0) paused_share += d / p;
-      if (double i = get(st + "interval_mb") * 1e6; i > 0) byte_pause_s += d / i;  // seconds per byte
-    }
+    LayerParams stalls(Layer::Device);
+    stalls.set("sustained_mbps", 1, Origin::Profile);  // required; not used here
+    for (const auto& x : cal.params)  // a value outside the table's range stays at its default
+      if (x.key.starts_with("device.stall") || x.key == "device.catchup_ms")
+        (void)stalls.set(x.key.substr(7), x.value, Origin::Profile);
+    (void)stalls.finish("characterize");
+    StallProcess pauses(stalls, 0);
+    double catchup = stalls.get("catchup_ms") * 1e-3;
+    double paused_share = pauses.time_fraction(catchup), byte_pause_s = pauses.mean_seconds_per_byte(catchup);
     double L = f.device_rate, S = L;
     std::string out = "no pauses modelled";
-    if (paused_share > 0 && paused_share < 0.9) S = L / (1 - paused_share);
-    if (byte_pause_s > 0 && 1 / S > byte_pause_s) S = 1 / (1 / S - byte_pause_s);
+    if ((1 - paused_share) / L > byte_pause_s) S = 1 / ((1 - paused_share) / L - byte_pause_s);
     if (S != L) out = fmt::format("the profile's pauses take {:.1f} % of the time", 100 * (1 - L / S));
     auto* e = find_estimate(cal, "device.sustained_mbps");
     std::string was = e ? fmt::format("{:.2f} MB/s", e->value) : "none";

@@ -52,7 +52,7 @@ HostCache::HostCache(const LayerParams& p, FsLayer& fs, const FileTable& files, 
   // stops and so does the writer, there. Without a background level (write-
   // back from the first dirty byte) dirty_limit_bytes is the throttle point
   // itself, as calibrate measures it from a buffered write's fast phase.
-  throttle_ = background_ > 0 ? (background_ + limit_) / 2 : limit_;
+  throttle_ = freerun_ceiling(background_, limit_);
   pacing_ = background_ > 0 && throttle_ < limit_ && p.get("dirty_pacing") > 0;
   release_unit_ = p.get("writeback_request_bytes") > 0 ? p.get("writeback_request_bytes")
                                                        : std::numeric_limits<double>::infinity();

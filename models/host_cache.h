@@ -72,6 +72,12 @@ class HostCache {
   static double effective_background(double background, double limit) {
     return limit > 0 && background >= limit ? limit / 2 : background;
   }
+  // Where a writer starts being held (Linux's freerun ceiling): halfway
+  // between the background level (as effective_background gives it) and the
+  // limit; the limit itself without a background level.
+  static double freerun_ceiling(double background, double limit) {
+    return background > 0 ? (background + limit) / 2 : limit;
+  }
   // wbt's depth (requests) on a queue of depth `queue_depth` after `windows`
   // 100 ms windows of writeback (its scale step -windows), for writeback
   // marked as background (REQ_BACKGROUND) or, `background` false, unmarked.

@@ -126,7 +126,7 @@ OutputFile& OutputFile::operator=(OutputFile&& o) noexcept {
     abandon();
     f_ = o.f_, path_ = std::move(o.path_), target_ = std::move(o.target_), temp_ = std::move(o.temp_);
     never_replace_ = o.never_replace_;
-    temp_dev_ = o.temp_dev_, temp_ino_ = o.temp_ino_;
+    temp_id_ = o.temp_id_;
     o.f_ = nullptr, o.temp_.clear();
   }
   return *this;
@@ -201,10 +201,7 @@ Status OutputFile::open(const std::string& path, const OutputRules& rules) {
     fd = cleanup::create_registered(temp_, O_WRONLY);
     if (fd < 0 && errno != EEXIST) break;
   }
-  if (fd >= 0) {
-    FileIdentity id = identity_of(fd);
-    temp_dev_ = id.dev, temp_ino_ = id.ino;
-  }
+  if (fd >= 0) temp_id_ = identity_of(fd);
   if (fd < 0) {
     int e = errno;
     temp_.clear();
@@ -263,7 +260,7 @@ Status OutputFile::commit() {
   if (rc != 0) return failed(errno);
   if (temp_.empty()) return {};  // written directly
   if (never_replace_) {
-    if (int e = rename_noreplace(temp_, {temp_dev_, temp_ino_}, target_); e != 0) {
+    if (int e = rename_noreplace(temp_, temp_id_, target_); e != 0) {
       abandon();
       return Status::error(e == EEXIST ? fmt::format("{} appeared while this command ran and was kept; this "
                                                      "command's output was not written: give another name",
@@ -288,7 +285,7 @@ void OutputFile::abandon() {
   if (f_ == stdout) std::fflush(stdout);
   f_ = nullptr;
   if (!temp_.empty()) {
-    remove_if_same(temp_, {temp_dev_, temp_ino_});  // only while the name is still the temporary file made
+    remove_if_same(temp_, temp_id_);  // only while the name is still the temporary file made
     cleanup::unregister_path(temp_);
     temp_.clear();
   }

@@ -33,6 +33,16 @@
 
 namespace sd {
 
+// What a file is, whatever name it has now: its device and inode. A command
+// that removes a file it made by name checks first that the name still
+// refers to it: in a shared directory another program may have renamed its
+// own file over the name meanwhile.
+struct FileIdentity {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  bool operator==(const FileIdentity&) const = default;
+};
+
 struct OutputRules {
   std::string option = "output";   // names the option in messages: "--trace", "-o"
   std::string example = "out.csv";  // a file name for the "is a directory" message
@@ -72,8 +82,7 @@ class OutputFile {
   std::string path_;    // as given, for messages
   std::string target_;  // the file replaced on commit (symlinks resolved); "" if written directly
   std::string temp_;    // the temporary file, while open
-  dev_t temp_dev_ = 0;  // and what it is: abandon() removes the name only while it is that file
-  ino_t temp_ino_ = 0;
+  FileIdentity temp_id_;  // and what it is: abandon() removes the name only while it is that file
   bool never_replace_ = false;
 };
 
@@ -94,15 +103,6 @@ std::string follow_links(std::string p);
 // directory (after symlinks) and the same name.
 bool same_file(const std::string& a, const std::string& b);
 
-// What a file is, whatever name it has now: its device and inode. A command
-// that removes a file it made by name checks first that the name still
-// refers to it: in a shared directory another program may have renamed its
-// own file over the name meanwhile.
-struct FileIdentity {
-  dev_t dev = 0;
-  ino_t ino = 0;
-  bool operator==(const FileIdentity&) const = default;
-};
 FileIdentity identity_of(int fd);                    // fstat; {} if it fails
 FileIdentity identity_at(const std::string& path);  // lstat (a symlink is itself); {} if nothing is there
 // Removes `path` (a file, or an empty directory) only if the name still
