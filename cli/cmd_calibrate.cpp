@@ -40,8 +40,9 @@ Handler setup_calibrate(CLI::App& sub) {
   sub.add_option("--layer", a->layer, "Write only this layer: device, filesystem or host")
       ->check(CLI::IsMember({"device", "filesystem", "host"}));
   sub.add_option("--base", a->opt.base,
-                 "Take parameters no input informs from this profile (labelled as such in the output)");
-  sub.add_option("--name", a->opt.name, "Name of the calibrated profile (default: calibrated)");
+                 "Take parameters no input informs from this profile (labelled as such in the output)")
+      ->check(profile_check());
+  sub.add_option("--name", a->opt.name, "Name of the calibrated profile (default: calibrated)")->check(name_check());
   sub.add_option("-o,--output", a->out,
                  "Write the profile TOML here: written whole or not at all, never over an input "
                  "(docs/formats.md \"Output files\")")->check(path_check());

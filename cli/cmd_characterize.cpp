@@ -44,7 +44,7 @@ Handler setup_characterize(CLI::App& sub) {
   sub.add_flag("--fill", a->fill, "Also write up to the safe fill level (90 %) to see the fill slowdown (slow)");
   sub.add_option("--keep-traces", a->keep_traces, "Keep every phase's native trace in this directory")
       ->check(path_check());
-  sub.add_option("--name", a->name, "Name of the profile (default: the -o file's stem)");
+  sub.add_option("--name", a->name, "Name of the profile (default: the -o file's stem)")->check(name_check());
   sub.add_option("-c,--channels", a->rec.channels, "Headline recorder: channels (default 1)");
   sub.add_option("-b,--sample-bits", a->rec.sample_bits, "Headline recorder: bits per sample (default 16)");
   sub.add_option("-f,--format", a->rec.format, "Headline recorder: file format (default raw)");

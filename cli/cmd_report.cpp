@@ -55,7 +55,8 @@ std::string file_stem(const std::string& id) {
 // The directories --svg DIR made: DIR and any missing parents, outermost
 // first. If the command fails they go again, innermost first: each only if
 // it is still the directory made here (remove_if_same) and empty (rmdir),
-// so nothing the command did not create is removed.
+// so nothing the command did not create is removed. Ctrl-C removes them
+// the same way (models/cleanup.h mkdir_registered).
 struct MadeDirs {
   std::vector<std::pair<std::string, FileIdentity>> dirs;
   bool done = false;
@@ -63,8 +64,10 @@ struct MadeDirs {
   MadeDirs(const MadeDirs&) = delete;
   MadeDirs& operator=(const MadeDirs&) = delete;
   ~MadeDirs() {
-    if (done) return;
-    for (auto it = dirs.rbegin(); it != dirs.rend(); ++it) remove_if_same(it->first, it->second);
+    for (auto it = dirs.rbegin(); it != dirs.rend(); ++it) {
+      if (!done) remove_if_same(it->first, it->second);
+      cleanup::unregister_path(it->first);
+    }
   }
 };
 
@@ -79,7 +82,7 @@ Status make_dirs(const std::string& dir, MadeDirs& made) {
     p = parent;
   }
   for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
-    if (::mkdir(it->c_str(), 0777) != 0) {
+    if (cleanup::mkdir_registered(*it) != 0) {  // Ctrl-C from here on removes it (when empty)
       if (errno == EEXIST) continue;  // made meanwhile by someone else: not ours
       return Status::error(fmt::format("--svg: cannot create directory '{}': {}", *it, std::strerror(errno)));
     }

@@ -44,6 +44,10 @@ const CLI::Validator& decimal_check();       // 1.5, 2e-3 (no hex, inf or nan)
 // ("--trace ''", often an unset shell variable) is refused, never read as
 // "none" (an output quietly not written) or as the current directory.
 const CLI::Validator& path_check();
+// The same for an option that names a profile (calibrate --base) and for a
+// profile's --name: '' is refused, never read as "none" or "the default".
+const CLI::Validator& profile_check();
+const CLI::Validator& name_check();
 
 // --profile and --set, shared by every command that takes a profile.
 struct ProfileArgs {

@@ -57,6 +57,26 @@ const CLI::Validator& path_check() {
   return v;
 }
 
+const CLI::Validator& profile_check() {
+  static const CLI::Validator v(
+      [](std::string& text) -> std::string {
+        return text.empty() ? "'' is not a profile: name a built-in profile or a TOML file (`streamdisk profiles` "
+                              "lists them; an unset shell variable?)"
+                            : "";
+      },
+      "");
+  return v;
+}
+
+const CLI::Validator& name_check() {
+  static const CLI::Validator v(
+      [](std::string& text) -> std::string {
+        return text.empty() ? "'' is not a name: give one, or leave the option out for the default" : "";
+      },
+      "");
+  return v;
+}
+
 void add_profile_options(CLI::App& sub, ProfileArgs& a, bool required) {
   auto* o = sub.add_option("-p,--profile", a.profile,
                            "Profile: a built-in name, a TOML file, or layers joined by '+' "

@@ -39,17 +39,36 @@ std::atomic<bool> g_cancel{false};
 std::atomic<bool> g_cooperative{false};
 std::atomic<int> g_signal{0};
 
+// Removes what `s` names while it is still the file (or directory)
+// registered: one another program renamed over it since is not ours to
+// remove. Files go in the first pass, directories (rmdir: only when empty)
+// in the later ones. Returns whether a directory went.
+bool remove_slot(Slot& s, bool directories) {
+  const char* p = s.path.load();
+  if (!p) return false;
+  struct stat st{};
+  if (::fstatat(AT_FDCWD, p, &st, AT_SYMLINK_NOFOLLOW) != 0 || static_cast<uint64_t>(st.st_dev) != s.dev.load() ||
+      static_cast<uint64_t>(st.st_ino) != s.ino.load())
+    return false;
+  if (S_ISDIR(st.st_mode) != directories) return false;
+  if (!directories) {
+    ::unlink(p);
+    return false;
+  }
+  return ::rmdir(p) == 0;
+}
+
 void remove_all_and_exit(int sig) {
   for (Chunk* c = &g_first; c; c = c->next.load())
-    for (auto& s : c->slots)
-      if (const char* p = s.path.load()) {
-        // Only while the name is still the file registered: one another
-        // program renamed over it since is not ours to remove.
-        struct stat st{};
-        if (::fstatat(AT_FDCWD, p, &st, AT_SYMLINK_NOFOLLOW) == 0 && static_cast<uint64_t>(st.st_dev) == s.dev.load() &&
-            static_cast<uint64_t>(st.st_ino) == s.ino.load())
-          ::unlink(p);
-      }
+    for (auto& s : c->slots) remove_slot(s, false);
+  // Directories were registered outermost first: each pass removes the ones
+  // emptied by the last, until a pass removes none (bounded: a directory
+  // goes at most once).
+  for (bool removed = true; removed;) {
+    removed = false;
+    for (Chunk* c = &g_first; c; c = c->next.load())
+      for (auto& s : c->slots) removed = remove_slot(s, true) || removed;
+  }
   _exit(128 + sig);
 }
 
@@ -162,6 +181,19 @@ int create_registered(const std::string& path, int flags, unsigned mode) {
   }
   register_path(path, st.st_dev, st.st_ino);
   return fd;
+}
+
+int mkdir_registered(const std::string& path, unsigned mode) {
+  install();
+  SignalsBlocked blocked;  // as create_registered
+  if (::mkdir(path.c_str(), static_cast<mode_t>(mode)) != 0) return -1;
+  struct stat st{};
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    errno = EEXIST;  // replaced at once by someone else: not ours, left alone
+    return -1;
+  }
+  register_path(path, st.st_dev, st.st_ino);
+  return 0;
 }
 
 }  // namespace sd::cleanup

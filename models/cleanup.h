@@ -23,7 +23,7 @@ void set_cooperative();                  // install(), and the first signal only
 const std::atomic<bool>* cancel_flag();  // set by the first signal
 int signal_received();                   // 0, or the signal that set the flag
 int exit_status();                       // 128 + signal_received() (130 if none was)
-// Files the handler removes: `path`, while it is the file `dev`/`ino` (an
+// Files (and directories) the handler removes: `path`, while it is the file `dev`/`ino` (an
 // fstat of the descriptor that made it; a rename keeps them). Any number;
 // registration and removal take a lock (never taken in the handler) and are
 // O(1).
@@ -33,5 +33,9 @@ void unregister_path(const std::string& path);
 // EEXIST then) and registers it, as one step a signal cannot split. Returns
 // the descriptor, or -1 with errno set.
 int create_registered(const std::string& path, int flags, unsigned mode = 0666);
+// mkdir(`path`) and registers it the same way: the handler removes a
+// registered directory (after the files, rmdir: only while empty, so
+// nothing put in it by anyone else goes). Returns 0, or -1 with errno set.
+int mkdir_registered(const std::string& path, unsigned mode = 0777);
 
 }  // namespace sd::cleanup

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # An empty path ('', often an unset shell variable) given to any option or
-# argument that names a file or directory is bad input: exit 2, one line,
+# argument that names a file or directory (or a profile, or a profile's name) is bad input: exit 2, one line,
 # nothing written. `simulate --trace ''` (also record's, measure's, mount's)
 # was taken as "no trace" and exited 0 without the trace asked for.
 # One check (cli path_check()) on every such option: this lists them all.
@@ -48,5 +48,16 @@ empty "characterize PATH ''" path -- characterize ''
 empty "characterize -o ''" --output -- characterize -p $P -o ''
 empty "characterize --keep-traces ''" --keep-traces -- characterize -p $P --keep-traces ''
 empty "inspect FILES ''" files -- inspect ''
+# A profile or a profile's name given as '': refused the same way, not read as
+# "no base" (calibrate took --base '' as none) or as the default name
+# (characterize --name '' wrote a profile named after the -o file).
+expect_bad_input "calibrate --base ''" "^streamdisk: --base: '' is not a profile: name a built-in profile or a TOML file" -- \
+  calibrate --table "$tmp/t.csv" --base '' -o "$tmp/c.toml"
+expect_bad_input "calibrate --name ''" "^streamdisk: --name: '' is not a name" -- \
+  calibrate --table "$tmp/t.csv" --name '' -o "$tmp/c.toml"
+expect_bad_input "characterize --name ''" "^streamdisk: --name: '' is not a name" -- \
+  characterize -p $P --name '' -o "$tmp/c.toml"
+[ -z "$(ls -A)" ] || fail "profile options: files were made: $(ls -A)"
+[ ! -e "$tmp/c.toml" ] || fail "a refused calibrate/characterize wrote its profile"
 [ ! -e "$tmp/r.html" ] || fail "report: a refused run wrote the page"
 finish
