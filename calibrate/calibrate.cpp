@@ -294,7 +294,7 @@ TimelineStep fit_cache(const Sorted& s, const SweepFit& sweep, Calibration& c) {
 // A buffered trace through a kernel filesystem (its header says so) shows
 // the journal's and the page cache's waits, which the model adds itself from
 // the device's pauses: only the other traces describe the device's pauses.
-void fit_stalls(const Sorted& s, bool in_fs, Calibration& c) {
+void fit_stalls(const Sorted& s, bool in_fs, const Options& o, Calibration& c) {
   Builder out(c);
   auto behind_cache = [](const Series* x) { return x->direct == false && meta_of(*x, "userspace") == "0"; };
   // Buffered writes through a userspace driver reach the driver's call like
@@ -329,6 +329,42 @@ void fit_stalls(const Sorted& s, bool in_fs, Calibration& c) {
                                   "call lets the cache drain meanwhile and hides among those waits)",
                                   fmt::join(rhythm, ", ")));
   if (scans.empty()) return;
+  // The device's own stops give the lengths of the pauses the writes met.
+  if (!o.device_activity.empty()) {
+    DevicePauseScan dev = scan_device_pauses(o.device_activity, o.device_period_s);
+    std::vector<double> first;
+    const std::vector<PauseScan> writes = scans;  // their own lengths, for the note
+    for (auto* x : scanned) {
+      double t = -1;
+      for (const auto& op : x->ops)
+        if (!op.read && op.bytes > 0) {
+          t = op.start;
+          break;
+        }
+      first.push_back(t);
+    }
+    size_t n = apply_device_lengths(scans, first, dev, o.device_period_s);
+    std::vector<double> after, before;  // the matched pauses' lengths: the device's, the writes'
+    size_t all = 0;
+    for (size_t i = 0; i < scans.size(); ++i)
+      for (size_t k = 0; k < scans[i].pauses.size(); ++k, ++all)
+        if (scans[i].pauses[k].device)
+          after.push_back(scans[i].pauses[k].excess_s), before.push_back(writes[i].pauses[k].excess_s);
+    c.device_lengths = {dev.busy_gaps > 0, n, all, after.empty() ? 0 : median(after) * 1e3,
+                        before.empty() ? 0 : median(before) * 1e3};
+    if (dev.busy_gaps == 0)
+      c.notes.push_back("stalls: the device's own activity was too short to measure its stops: pause lengths from the "
+                        "writes alone");
+    else if (n == 0)
+      c.notes.push_back(fmt::format("stalls: none of the {} pauses the writes met shows as a stop of the device "
+                                    "itself (more than {:.0f} ms with requests in flight): lengths from the writes",
+                                    all, dev.threshold_s * 1e3));
+    else
+      c.notes.push_back(fmt::format(
+          "stalls: {} of the {} pauses the writes met take their lengths from the device's own stops (no request "
+          "completed for that long while some were in flight): median {:.0f} ms, where the writes showed {:.0f} ms",
+          n, all, median(after) * 1e3, median(before) * 1e3));
+  }
   // A userspace driver whose open flags were read (measure/fs_info.h) says
   // where its device's pauses are: through the device's page cache (behind
   // it), or O_DIRECT/O_SYNC (in the call).
@@ -566,7 +602,13 @@ Result<Calibration> calibrate(const Options& o) {
   Calibration c;
   Work w;
   if (Status st = load_all(o, w, c); !st.ok()) return st;
-  return calibrate_loaded(std::move(w.series), std::move(w.rates), std::move(c.inputs), o);
+  if (o.device_activity_file.empty()) return calibrate_loaded(std::move(w.series), std::move(w.rates), std::move(c.inputs), o);
+  auto a = load_device_activity(o.device_activity_file);
+  if (!a) return a.status();
+  Options with = o;
+  with.device_activity = std::move(a->samples), with.device_period_s = a->period_s;
+  c.inputs.push_back(o.device_activity_file);
+  return calibrate_loaded(std::move(w.series), std::move(w.rates), std::move(c.inputs), with);
 }
 
 // The steps in order; each adds its parameters and notes to `c` (their order
@@ -583,7 +625,7 @@ Result<Calibration> calibrate_loaded(std::vector<Series> series, std::vector<Rat
   pool_single_size_files(s);
   SweepFit sweep = fit_overhead(s, w.rates, c);
   TimelineStep timeline = fit_cache(s, sweep, c);
-  fit_stalls(s, o.layer == Layer::Filesystem, c);
+  fit_stalls(s, o.layer == Layer::Filesystem, o, c);
   fit_fill_level(s, timeline, sweep, c);
   fit_seek(s, c);
   fit_host(s, c);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "calibrate/groups.h"
+#include "calibrate/pauses.h"
 #include "calibrate/read_fit.h"
 #include "models/params.h"
 #include "models/status.h"
@@ -25,6 +26,13 @@ struct Options {
   std::optional<Layer> layer;          // write only this layer
   std::string base;                    // profile whose values fill what no input informs
   std::string name = "calibrated";     // the profile's name
+  // The block device's own activity over the traces' time (characterize
+  // samples its stat file; the same clock as the traces' times), and how
+  // often it was read: the pauses the writes met then take their lengths
+  // from the device's own stops (calibrate/pauses.h apply_device_lengths).
+  std::vector<BlockSample> device_activity;
+  double device_period_s = 0;
+  std::string device_activity_file;  // or from this file (calibrate --device-activity)
 };
 
 // A parameter no input informs, and the sweep that would.
@@ -44,6 +52,14 @@ struct Calibration {
   bool stalls_behind_cache = false;
   // The pauses were too few to fit (their values are marked estimates and carry no ranges).
   bool stalls_too_few = false;
+  // With the device's own activity (Options::device_activity): how many of
+  // the pauses the writes met took the device's length, and the medians of
+  // those pauses' lengths, the device's and the writes' own.
+  struct DeviceLengths {
+    bool measured = false;
+    size_t matched = 0, pauses = 0;
+    double device_median_ms = 0, writes_median_ms = 0;
+  } device_lengths;
   std::vector<std::string> inputs;  // every file read
   std::vector<Layer> layers;        // the layers the profile holds
   std::string base;                 // --base, if given

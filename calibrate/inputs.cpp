@@ -337,4 +337,59 @@ Result<std::vector<RatePoint>> load_rate_table(const std::string& path) {
   return parse_rate_table(in, path);
 }
 
+Result<DeviceActivity> parse_device_activity(std::istream& in, const std::string& name) {
+  using R = Result<DeviceActivity>;
+  DeviceActivity a;
+  std::string line;
+  LineReader lines(in, name);
+  bool magic = false, header = false;
+  while (lines.next(line)) {
+    auto where = fmt::format("{}:{}", name, lines.lineno());
+    if (!magic) {
+      if (line != "# streamdisk-device-activity 1")
+        return R::error(fmt::format("{}: expected '# streamdisk-device-activity 1' (the device-activity.log "
+                                    "characterize --keep-traces writes), got '{}'",
+                                    where, excerpt(line)));
+      magic = true;
+      continue;
+    }
+    if (line.rfind("# sample_period_s=", 0) == 0) {
+      if (!to_double(line.substr(18), a.period_s) || !(a.period_s > 0) || a.period_s > 10)
+        return R::error(fmt::format("{}: sample_period_s '{}' is not a number of seconds above 0 (at most 10)",
+                                    where, excerpt(line.substr(18), 30)));
+      continue;
+    }
+    if (line.empty() || line[0] == '#') continue;
+    if (!header) {
+      if (line != "t_s,written_bytes,in_flight")
+        return R::error(fmt::format("{}: expected the header 't_s,written_bytes,in_flight', got '{}'", where,
+                                    excerpt(line)));
+      header = true;
+      continue;
+    }
+    auto f = split(line, ',');
+    BlockSample x;
+    if (f.size() != 3 || !to_double(f[0], x.t) || !to_double(f[1], x.written) || !to_double(f[2], x.in_flight) ||
+        !(x.t >= 0) || x.t > 1e9 || !(x.written >= 0) || x.written > static_cast<double>(kMaxStatedBytes) ||
+        !(x.in_flight >= 0) || x.in_flight > 1e6)
+      return R::error(fmt::format("{}: expected t_s,written_bytes,in_flight (three numbers, none negative), got '{}'",
+                                  where, excerpt(line)));
+    if (!a.samples.empty() && (x.t < a.samples.back().t || x.written < a.samples.back().written))
+      return R::error(fmt::format("{}: time or bytes written went back: the rows must be in the order they were read",
+                                  where));
+    a.samples.push_back(x);
+  }
+  if (!lines.ok()) return lines.status();
+  if (!magic) return R::error(fmt::format("{}: empty: is this a device-activity.log?", name));
+  if (!(a.period_s > 0)) return R::error(fmt::format("{}: no '# sample_period_s=' line", name));
+  if (a.samples.empty()) return R::error(fmt::format("{}: no rows", name));
+  return a;
+}
+
+Result<DeviceActivity> load_device_activity(const std::string& path) {
+  std::ifstream in;
+  if (Status st = open_input(in, path, "device activity"); !st.ok()) return st;
+  return parse_device_activity(in, path);
+}
+
 }  // namespace sd::cal

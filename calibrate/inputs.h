@@ -50,6 +50,22 @@ struct RatePoint {
 
 // Native trace (models/trace.h); reads and writes kept, other ops dropped.
 Result<Series> load_native_trace(const std::string& path);
+
+// The block device's own activity (its /sys/dev/block/MAJ:MIN/stat, read
+// every few ms by characterize: measure/block_activity.h): bytes written so
+// far (counted as requests complete) and requests in flight, at time t.
+struct BlockSample {
+  double t = 0, written = 0, in_flight = 0;
+};
+// A block device's activity as characterize keeps it (device-activity.log,
+// docs/formats.md): "# streamdisk-device-activity 1", "# sample_period_s=",
+// then t_s,written_bytes,in_flight rows in time order.
+struct DeviceActivity {
+  std::vector<BlockSample> samples;
+  double period_s = 0;
+};
+Result<DeviceActivity> parse_device_activity(std::istream& in, const std::string& name);
+Result<DeviceActivity> load_device_activity(const std::string& path);
 Result<Series> series_from_trace(const Trace& t, const std::string& name);
 // fio write_lat_log / clat log, fio 3.33 column order (see
 // docs/calibrate.md): time_ms, value_ns, ddir, bs,

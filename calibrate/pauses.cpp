@@ -401,6 +401,85 @@ SlowWrites find_slow_writes(const std::vector<double>& duration, const std::vect
   return s;
 }
 
+DevicePauseScan scan_device_pauses(const std::vector<BlockSample>& samples, double sample_period_s) {
+  DevicePauseScan r;
+  // Completions: the samples where the written count went up. A gap runs
+  // from a completion (or from the first sample with requests in flight
+  // after none) to the next completion, while some request is in flight all
+  // the while; a sample with none ends it unmeasured (the device was idle).
+  struct Gap {
+    double at, gap, bytes;
+  };
+  std::vector<Gap> gaps;
+  constexpr double kNone = -1;
+  double from = samples.empty() || samples[0].in_flight <= 0 ? kNone : samples[0].t;
+  for (size_t i = 1; i < samples.size(); ++i) {
+    const BlockSample& x = samples[i];
+    double done = x.written - samples[i - 1].written;
+    if (done > 0) {
+      if (from != kNone) gaps.push_back({from, x.t - from, done});
+      from = x.in_flight > 0 ? x.t : kNone;
+    } else if (x.in_flight <= 0) {
+      from = kNone;
+    } else if (from == kNone) {
+      from = x.t;  // busy again: the gap starts with the first request seen
+    }
+  }
+  if (gaps.size() < 20) return r;  // too few to tell a pause from the ordinary
+  std::vector<double> per(gaps.size()), gap_s(gaps.size());
+  for (size_t i = 0; i < gaps.size(); ++i) per[i] = gaps[i].gap / gaps[i].bytes, gap_s[i] = gaps[i].gap;
+  std::vector<double> base = rolling_median(per, 51);
+  std::vector<double> excess(gaps.size());
+  for (size_t i = 0; i < gaps.size(); ++i) excess[i] = gaps[i].gap - base[i] * gaps[i].bytes;
+  r.busy_gaps = gaps.size();
+  r.median_gap_s = median(gap_s);
+  r.jitter_s = 1.4826 * mad(excess, median(excess));
+  r.threshold_s = std::max({kJitterSds * r.jitter_s, 0.5 * r.median_gap_s, 4 * sample_period_s, kMinPauseS});
+  for (size_t i = 0; i < gaps.size(); ++i) {
+    r.busy_s += gaps[i].gap, r.bytes += gaps[i].bytes;
+    r.gaps.push_back({gaps[i].at, gaps[i].gap, excess[i]});
+    if (excess[i] > r.threshold_s) r.pauses.push_back(r.gaps.back());
+  }
+  return r;
+}
+
+size_t apply_device_lengths(std::vector<PauseScan>& scans, const std::vector<double>& first_write,
+                            const DevicePauseScan& device, double sample_period_s) {
+  size_t matched = 0;
+  const std::vector<DevicePause>& gaps = device.gaps;
+  std::vector<char> used(gaps.size(), 0);
+  for (size_t i = 0; i < scans.size() && i < first_write.size(); ++i) {
+    if (scans[i].paced) continue;  // a paced writer's pauses say whether a recorder meets them: as they were met
+    std::vector<Pause> kept;
+    for (Pause p : scans[i].pauses) {
+      double w0 = first_write[i] + p.at_s, w1 = w0 + p.write_s + p.excess_s;  // the held write(s)
+      // The gaps overlapping the held write: they are in time order.
+      auto first = std::lower_bound(gaps.begin(), gaps.end(), w0,
+                                    [](const DevicePause& d, double t) { return d.at_s + d.gap_s <= t; });
+      size_t best = gaps.size();
+      for (auto it = first; it != gaps.end() && it->at_s < w1; ++it) {
+        size_t k = static_cast<size_t>(it - gaps.begin());
+        if (it->at_s + it->gap_s > w0 && (best == gaps.size() || it->excess_s > gaps[best].excess_s)) best = k;
+      }
+      // The same event: a stop of the device at least half what the writer
+      // saw (a device hiccup beside a longer wait of the writer's is not it).
+      if (best < gaps.size() && gaps[best].excess_s >= std::max(0.5 * p.excess_s, 4 * sample_period_s)) {
+        // One stop of the device, met by two slow writes in a row (the cache's
+        // headroom let writes through in between): one pause, counted once.
+        if (used[best]) continue;
+        used[best] = 1;
+        p.excess_s = gaps[best].excess_s;
+        p.device = true;
+        scans[i].device_lengths = true;
+        ++matched;
+      }
+      kept.push_back(p);
+    }
+    scans[i].pauses = std::move(kept);
+  }
+  return matched;
+}
+
 bool is_paced(const Series& s) {
   auto it = s.meta.find("sweep");
   if (it != s.meta.end()) return it->second == "paced";
@@ -662,24 +741,30 @@ StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans, bool behi
   // was full when it began; otherwise the cache's headroom hides its start
   // (Linux lets the dirty data rise from the freerun ceiling towards the
   // limit, and slices its waits into 200 ms pieces spread over neighbouring
-  // writes): the lengths rest on the longer half, at least the median.
+  // writes): the lengths rest on the longer half, at least the median. A
+  // length the device itself showed (Pause::device) is whole and counts.
   double longer_half = 0;
   if (behind_cache) {
     std::vector<double> all_lengths;
     for (const auto& s : scans)
-      for (const auto& p : s.pauses) all_lengths.push_back(p.excess_s);
+      for (const auto& p : s.pauses)
+        if (!p.device) all_lengths.push_back(p.excess_s);
     if (all_lengths.size() >= kTooFew) {
       std::sort(all_lengths.begin(), all_lengths.end());
       longer_half = all_lengths[all_lengths.size() / 2];
     }
   }
   auto counts = [&](const PauseScan& s, const Pause& p) {
-    return (paced_lengths || !s.paced || p.idle_before_s <= 0.1 * p.excess_s) && p.excess_s >= longer_half;
+    return (paced_lengths || !s.paced || p.idle_before_s <= 0.1 * p.excess_s) && (p.device || p.excess_s >= longer_half);
   };
   std::vector<double> x;  // ln(length) of the pauses the durations rest on
+  size_t whole = 0;       // of them, lengths the device itself showed
   for (const auto& s : scans)
     for (const auto& p : s.pauses)
-      if (counts(s, p)) x.push_back(length_of(s, p));
+      if (counts(s, p)) x.push_back(length_of(s, p)), whole += p.device;
+  // The longer half of lengths cut short is skewed, not two populations;
+  // lengths the device showed whole (most of them) are not cut.
+  const bool truncated = behind_cache && whole * 2 < x.size();
   f.pauses = all;
   if (x.empty()) {
     f.why = fmt::format("no pauses in {:.0f} MB / {:.0f} s of writes ({} trace(s)): stall parameters left out (the "
@@ -699,7 +784,7 @@ StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans, bool behi
   if (x.size() == 1) model[0].sd = 0.01;
   double ln_n = std::log(static_cast<double>(x.size()));
   double bic1 = 2 * ln_n - 2 * mix_loglik(x, model), bic2 = 1e300;
-  if (x.size() >= kMixtureMin && !behind_cache) {  // a truncated sample (the longer half) is skewed, not two populations
+  if (x.size() >= kMixtureMin && !truncated) {
     auto two = two_normals(x);
     bool sizable = !two.empty() && std::min(two[0].w, two[1].w) * static_cast<double>(x.size()) >= 3;
     if (sizable) {
@@ -708,7 +793,7 @@ StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans, bool behi
     }
   }
   std::string outlier_note;
-  if (model.size() == 1 && !behind_cache) {
+  if (model.size() == 1 && !truncated) {
     auto split = split_outliers(x);
     if (!split.model.empty()) {
       model = split.model;

@@ -37,6 +37,7 @@ struct Pause {
   double idle_before_s = 0;  // the writer's idle time before it (paced traces)
   double write_s = 0;        // the stall-free time of the write that met it
   double shown_s = 0;        // the least excess that write would have shown as a pause
+  bool device = false;       // excess_s is the device's own stop (apply_device_lengths)
 };
 
 // The pauses of one trace and its exposure (bytes written, seconds spanned).
@@ -47,6 +48,7 @@ struct PauseScan {
   size_t writes = 0;
   bool paced = false;  // writes issued at a pace (idle gaps between them)
   bool merged = false; // consecutive slow writes were merged (more often side by side than by chance)
+  bool device_lengths = false;  // some pauses' lengths are the device's own (apply_device_lengths)
   // > 0: more than one write in 10 of a flat-out trace was slow, one every `rhythm` writes
   // (`rhythm_slow` of them): a throttled writer let go a chunk at a time, not
   // pauses; `pauses` is empty and the fit leaves the trace out.
@@ -54,6 +56,52 @@ struct PauseScan {
   double rate_mbps() const { return seconds > 0 ? bytes / seconds / 1e6 : 0; }
 };
 PauseScan scan_pauses(const Series& s);
+
+// Pauses the device itself showed: completions that stopped while requests
+// were in flight. Between two completions (or from the first request seen
+// after an idle spell to its completion) with requests in flight all the
+// while (a busy gap) the device took `gap_s` for `bytes`; the baseline is the
+// rolling median of seconds per byte over the busy gaps around it, and a gap
+// whose excess over baseline x bytes is above 8 robust standard deviations
+// of the busy gaps' excess, half the median gap and 4 sample periods is a
+// pause of that excess. Unlike a writer's slow writes this sees a pause
+// whole whatever lies between the writer and the device (a page cache
+// holding it back, a throttled writer's sleeps, which are no pause of the
+// device's: the device goes on completing). A pause that began while the
+// device was idle shows only from the first request that met it, shorter.
+struct DevicePause {
+  double at_s = 0;      // the completion before it
+  double gap_s = 0;     // to the completion that ended it
+  double excess_s = 0;  // gap_s less the baseline for the bytes that completed then
+};
+struct DevicePauseScan {
+  std::vector<DevicePause> pauses;  // the busy gaps over the threshold
+  std::vector<DevicePause> gaps;    // every busy gap, in time order
+  size_t busy_gaps = 0;
+  double busy_s = 0, bytes = 0;  // summed over the busy gaps
+  double median_gap_s = 0, jitter_s = 0, threshold_s = 0;
+  double rate() const { return busy_s > 0 ? bytes / busy_s : 0; }
+};
+DevicePauseScan scan_device_pauses(const std::vector<BlockSample>& samples, double sample_period_s);
+// The pauses flat-out writes met, with the lengths the device itself
+// showed: each pause of a flat-out scan (its trace's first write at
+// `first_write[i]`, the device's clock) whose held write overlaps a busy
+// gap of the device with an excess at least half the writer's (and at least
+// 4 sample periods) takes that excess as its length (the longest, if
+// several): the writer's pause says that there was one, the device how long
+// it was, also below the scan's own threshold (a pause that began while the
+// device was idle shows only partly, and the rigs' loop devices complete
+// unevenly enough to hide a whole 0.3 s one). Its scan is marked device_lengths; a later pause that
+// overlaps a device pause already taken is the same stop met twice and is
+// dropped. Paced scans keep what their writes met (whether a recorder meets
+// the pauses is their question). A writer behind a page cache meets a device pause late,
+// or sees the kernel's pacing after it, and so shows it short or long (the
+// ntfs-3g rig: 957 ms for pauses of 1.0-1.44 s, bench/rig_truth.md session
+// 27); a slow write the device shows no stop for (a throttled writer's
+// sleep, a userspace driver's own work) keeps its own length. Returns how
+// many pauses took the device's length.
+size_t apply_device_lengths(std::vector<PauseScan>& scans, const std::vector<double>& first_write,
+                            const DevicePauseScan& device, double sample_period_s);
 
 // True if the writes of `s` were issued at a pace below the device's rate
 // (meta sweep=paced, or idle gaps before most writes).

@@ -70,6 +70,12 @@ nlohmann::json calibration_json(const Calibration& c, const std::string& profile
   for (const auto& r : c.read_cells)
     j["read_cells"].push_back({{"block_bytes", r.block}, {"threads", r.threads}, {"measured_mbps", r.measured},
                                {"model_mbps", r.predicted}, {"rel_err", r.rel_err}, {"used", r.used}});
+  const auto& dl = c.device_lengths;
+  j["device_lengths"] = dl.measured ? nlohmann::json{{"matched", dl.matched},
+                                                     {"pauses", dl.pauses},
+                                                     {"device_median_ms", dl.device_median_ms},
+                                                     {"writes_median_ms", dl.writes_median_ms}}
+                                    : nlohmann::json(nullptr);
   j["notes"] = c.notes;
   return j;
 }

@@ -37,6 +37,10 @@ Handler setup_calibrate(CLI::App& sub) {
       ->check(path_check());
   sub.add_option("--table", a->opt.tables, "CSV table block_bytes,threads,mbps[,op] (docs/calibrate.md); repeatable")
       ->check(path_check());
+  sub.add_option("--device-activity", a->opt.device_activity_file,
+                 "The block device's own activity during the traces (device-activity.log, kept by characterize "
+                 "--keep-traces): the pauses the writes met take their lengths from the device's own stops")
+      ->check(path_check());
   sub.add_option("--layer", a->layer, "Write only this layer: device, filesystem or host")
       ->check(CLI::IsMember({"device", "filesystem", "host"}));
   sub.add_option("--base", a->opt.base,
@@ -68,6 +72,7 @@ Handler setup_calibrate(CLI::App& sub) {
       for (const auto* list : {&a->opt.traces, &a->opt.buffered, &a->opt.baselines, &a->opt.fio_logs,
                                &a->opt.fio_json, &a->opt.tables})
         rules.inputs.insert(rules.inputs.end(), list->begin(), list->end());
+      rules.inputs.push_back(a->opt.device_activity_file);
       rules.inputs.push_back(a->opt.base);
       for (const auto& f : profile_files(a->opt.base)) rules.inputs.push_back(f);  // "ext4+mine.toml"
       if (Status st = out.open(a->out, rules); !st.ok()) return bad_input(st.message());

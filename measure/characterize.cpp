@@ -22,6 +22,8 @@
 #include "calibrate/regimes.h"
 #include "models/cleanup.h"
 #include "models/host_cache.h"
+#include "models/output_file.h"
+#include "measure/block_activity.h"
 #include "measure/real_device.h"
 #include "models/model_device.h"
 #include "models/percentile.h"
@@ -303,16 +305,53 @@ void drop_estimate(cal::Calibration& c, const std::string& key) {
   std::erase_if(c.params, [&](const cal::Estimate& e) { return e.key == key; });
 }
 
+// The device's own stops, beside the pause fit's lengths (which calibrate
+// took from those stops where the writes met them: calibrate/pauses.h
+// apply_device_lengths): what lasted more than half the fitted pauses'
+// median (or, without pauses, more than the scan's threshold).
+void compare_device_pauses(CharacterizeReport& rep, const BlockActivityLog& activity) {
+  auto& d = rep.device_pauses;
+  cal::DevicePauseScan scan = cal::scan_device_pauses(activity.samples(), activity.period());
+  d.busy_gaps = scan.busy_gaps, d.busy_s = scan.busy_s, d.rate = scan.rate();
+  for (const char* key : {"device.stall_duration_ms", "filesystem.stall_duration_ms"})
+    if (const auto* e = find_estimate(rep.calibration, key)) d.fit_median_s = e->value * 1e-3;
+  d.threshold_s = std::max(scan.threshold_s, d.fit_median_s / 2);
+  for (const auto& p : scan.pauses)
+    if (p.excess_s > d.threshold_s) d.lengths_s.push_back(p.excess_s);
+  d.median_s = d.lengths_s.empty() ? 0 : cal::median(d.lengths_s);
+  if (scan.busy_gaps == 0) {
+    d.text = fmt::format("not measured: the device ({}) completed too few requests while busy", d.device);
+    return;
+  }
+  std::string fit = d.fit_median_s > 0 ? fmt::format("; the pause fit's median: {}", format_duration(d.fit_median_s))
+                                       : "; the profile has no pauses";
+  std::string what = fmt::format(
+      "stops of more than {} ({}) with requests in flight", format_duration(d.threshold_s),
+      d.threshold_s > scan.threshold_s ? "half the fitted pauses' median"
+                                       : "what its ordinary completions' unevenness leaves to tell a stop by");
+  if (d.lengths_s.empty()) {
+    d.text = fmt::format("no {} in {:.0f} s busy at {}{}", what, d.busy_s, format_rate(d.rate), fit);
+  } else {
+    auto [lo, hi] = std::minmax_element(d.lengths_s.begin(), d.lengths_s.end());
+    d.text = fmt::format("{} {} in {:.0f} s busy at {}: {} to {}, median {}{}", d.lengths_s.size(), what, d.busy_s,
+                         format_rate(d.rate), format_duration(*lo), format_duration(*hi), format_duration(d.median_s),
+                         fit);
+  }
+}
+
 // Every trace file a run may write (--keep-traces checks them all first).
 constexpr const char* kTraceFiles[] = {"cache.csv",     "blocksize.csv",   "interleaved-one.csv", "interleaved.csv",
                                        "reads.csv",     "buffered.csv",    "paced-0.3.csv",       "paced-0.5.csv",
                                        "paced-0.7.csv", "fill.csv"};
+// The block device's own activity (not a trace: calibrate DIR/*.csv skips it).
+constexpr const char* kDeviceActivityFile = "device-activity.log";
 
 }  // namespace
 
 std::vector<std::string> characterize_trace_paths(const std::string& dir) {
   std::vector<std::string> v;
   for (const char* name : kTraceFiles) v.push_back(dir + "/" + name);
+  v.push_back(dir + "/" + kDeviceActivityFile);
   return v;
 }
 
@@ -572,6 +611,13 @@ R run_characterize(const CharacterizeConfig& cfg) {
                                       need));
   }
 
+  // From here to the last paced phase: the device's own completions, for
+  // the pauses it shows itself (compared with the fit's below).
+  BlockActivityLog activity;
+  if (t.real && !kernel.dev_dir.empty() && go())
+    rep.device_pauses.measured = activity.start(kernel.dev_dir + "/stat", [clock = t.clock] { return clock->now(); });
+  rep.device_pauses.device = kernel.dev_dir;
+
   // 2. Cache: sustained direct write past the write cache, then idle gaps.
   CacheResult cache;
   if (go()) {
@@ -773,6 +819,8 @@ R run_characterize(const CharacterizeConfig& cfg) {
       paced.push_back(judge_headline_check(r, s.rate, cfg.recorder.buffer_bytes, block, cfg.recorder.duration_s, false));
   }
 
+  activity.stop();
+
   // 7. Fill (only when asked): up to the safe level.
   if (cfg.fill && go()) {
     double t0 = t.clock->now(), b0 = written;
@@ -848,6 +896,24 @@ R run_characterize(const CharacterizeConfig& cfg) {
     rep.traces.push_back(path);
   }
 
+  // The device's own activity, kept beside the traces (never replacing a
+  // file: one that appeared meanwhile stays, and is said).
+  if (!cfg.keep_traces.empty() && rep.device_pauses.measured && !activity.samples().empty()) {
+    std::string path = cfg.keep_traces + "/" + kDeviceActivityFile;
+    std::string text = fmt::format(
+        "# streamdisk-device-activity 1\n# device={}\n# sample_period_s={}\n# clock=the traces' own (their "
+        "start_s and end_s)\nt_s,written_bytes,in_flight\n",
+        rep.device_pauses.device, activity.period());
+    for (const auto& x : activity.samples()) text += fmt::format("{:.6f},{:.0f},{:.0f}\n", x.t, x.written, x.in_flight);
+    if (Status st = write_output_file(path, text, {"--keep-traces", "traces", false, {}, true}); st.ok())
+      rep.traces.push_back(path);
+    else if (std::error_code ec; std::filesystem::symlink_status(path, ec).type() != std::filesystem::file_type::not_found)
+      rep.notes.push_back(fmt::format("{} not kept: {} appeared during the run and was left as it is",
+                                      kDeviceActivityFile, path));
+    else
+      return R::error(st.message());
+  }
+
   // Calibrate from the traces.
   std::vector<cal::Series> series;
   std::vector<std::string> names;
@@ -863,6 +929,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
   }
   cal::Options opt;
   opt.name = cfg.name;
+  if (rep.device_pauses.measured) opt.device_activity = activity.samples(), opt.device_period_s = activity.period();
   auto c = cal::calibrate_loaded(std::move(series), {}, names, opt);
   if (!c) return R::error(fmt::format("calibrating the measured traces failed: {}", c.message()));
   rep.calibration = std::move(*c);
@@ -930,10 +997,13 @@ R run_characterize(const CharacterizeConfig& cfg) {
     rep.notes.push_back(fmt::format("the pauses are behind a cache ({}): the profile puts them in the device layer, "
                                     "under the host's page cache, not in the userspace driver's call. After a pause "
                                     "Linux paces the driver's writes at a rate that lags the device's "
-                                    "(dirty_ratelimit), and a flat-out writer meets each pause late and so measures it "
-                                    "short; the model paces them at writeback's own rate: on the ntfs-3g test rig "
-                                    "the headline was 38 % too high with a 4 MiB ring and 4 % with 1 MiB "
-                                    "(bench/rig_truth.md, sessions 25 and 27); treat it as an upper bound",
+                                    "(dirty_ratelimit), which the model does not have (it paces them at writeback's "
+                                    "own rate), and a flat-out writer meets each pause late and so measures it short "
+                                    "(the lengths are the device's own where its stat file showed them: the stalls "
+                                    "note says how many). On the ntfs-3g test rig the headline was 33 % too high with "
+                                    "a 4 MiB ring from the writes' lengths, and with the device's 0 % with 4 MiB and "
+                                    "22 % too low with 1 MiB, where the real recorder does equally well with either "
+                                    "(bench/rig_truth.md, sessions 27 and 30): treat it as a rough figure",
                                     rep.fs.driver_io == DriverIo::PageCache
                                         ? "the driver writes to its device through the page cache"
                                         : "paced writes did not meet them"));
@@ -941,6 +1011,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
     for (auto& e : cal.params)
       if (e.key.starts_with("device.stall") && find_param(Layer::Filesystem, e.key.substr(7)))
         e.key = "filesystem." + e.key.substr(7);
+  if (rep.device_pauses.measured) compare_device_pauses(rep, activity);
   if (rep.total_bytes > 0 && t.real)
     cal.params.push_back({"device.capacity_bytes", rep.total_bytes, 0, 0, 0, "statvfs of the filesystem", rep.target});
   else if (t.model && t.model->files().capacity() > 0)

@@ -125,6 +125,20 @@ struct CharacterizeReport {
     bool cache_used_up = false;
     std::string text;
   } check;
+  // Real storage on a block device: the pauses the device itself showed
+  // (calibrate/pauses.h scan_device_pauses over its stat file, read every
+  // 2 ms from the cache phase to the last paced one), beside the pause fit's
+  // lengths, which come from the writes and so from whatever lies between.
+  struct DevicePausesSeen {
+    bool measured = false;
+    std::string device;  // /sys/dev/block/MAJ:MIN
+    size_t busy_gaps = 0;
+    double busy_s = 0, rate = 0, threshold_s = 0;
+    std::vector<double> lengths_s;  // each pause's excess over the device's pace
+    double median_s = 0;
+    double fit_median_s = 0;  // the profile's stall_duration_ms (0: none fitted)
+    std::string text;
+  } device_pauses;
   std::vector<std::string> notes;
   std::vector<std::string> traces;  // kept trace files
   bool cancelled = false;

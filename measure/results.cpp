@@ -102,6 +102,7 @@ std::string characterize_text(const CharacterizeReport& r, const std::string& pr
                        r.fs.userspace ? " (the userspace driver's included)" : "",
                        r.cpu_busy_idle >= 0 ? fmt::format("; before the first write: {:.0f} %", r.cpu_busy_idle * 100)
                                             : std::string());
+  if (!r.device_pauses.text.empty()) out += fmt::format("  the device's own pauses: {}\n", r.device_pauses.text);
   if (!r.notes.empty()) {
     out += fmt::format("\nNotes:\n");
     for (const auto& n : r.notes) out += fmt::format("  - {}\n", n);
@@ -153,6 +154,20 @@ nlohmann::json characterize_json(const CharacterizeReport& r, const std::string&
                       {"profile", profile_path.empty() ? nlohmann::json(nullptr) : nlohmann::json(profile_path)},
                       {"notes", r.notes},
                       {"traces", r.traces}};
+  const auto& dp = r.device_pauses;
+  j["device_pauses"] = dp.measured ? nlohmann::json{{"device", dp.device},
+                                                    {"busy_gaps", dp.busy_gaps},
+                                                    {"busy_s", dp.busy_s},
+                                                    {"rate_bytes_per_s", dp.rate},
+                                                    {"threshold_s", dp.threshold_s},
+                                                    {"lengths_s", dp.lengths_s},
+                                                    {"median_s", dp.median_s},
+                                                    {"fit_median_s", dp.fit_median_s},
+                                                    {"matched", r.calibration.device_lengths.matched},
+                                                    {"matched_device_median_s", r.calibration.device_lengths.device_median_ms / 1e3},
+                                                    {"matched_writes_median_s", r.calibration.device_lengths.writes_median_ms / 1e3},
+                                                    {"text", dp.text}}
+                                   : nlohmann::json(nullptr);
   j["phases"] = nlohmann::json::array();
   for (const auto& p : r.phases)
     j["phases"].push_back({{"name", p.name}, {"seconds", p.seconds}, {"bytes", p.bytes}, {"result", p.result}});

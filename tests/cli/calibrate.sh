@@ -69,5 +69,28 @@ printf 'not json\n' >"$dir/out.json"
 expect_bad_input "not fio JSON" "output-format=json" -- calibrate --fio-json "$dir/out.json"
 printf '# streamdisk-trace 1\nstart_s,end_s,op\n' >"$dir/trunc.csv"
 expect_bad_input "malformed trace" "trunc.csv" -- calibrate "$dir/trunc.csv"
+# --device-activity (characterize's device-activity.log): bad files refused
+# with the line that broke the rule, nothing written.
+da() { printf '# streamdisk-device-activity 1\n# sample_period_s=0.002\nt_s,written_bytes,in_flight\n%b' "$1" >"$dir/da.log"; }
+da '1.0,4096,1\n0.5,8192,1\n'
+expect_bad_input "device activity: time back" "da.log:5: time or bytes written went back" -- \
+  calibrate "$dir/sweep.csv" --device-activity "$dir/da.log" -o "$dir/x.toml"
+da '1.0,-4096,1\n'
+expect_bad_input "device activity: negative" "da.log:4: expected t_s,written_bytes,in_flight" -- \
+  calibrate "$dir/sweep.csv" --device-activity "$dir/da.log" -o "$dir/x.toml"
+da '1.0,4096,nan\n'
+expect_bad_input "device activity: nan" "da.log:4: expected t_s" -- \
+  calibrate "$dir/sweep.csv" --device-activity "$dir/da.log" -o "$dir/x.toml"
+printf 't_s,written_bytes,in_flight\n1,2,3\n' >"$dir/da.log"
+expect_bad_input "device activity: no magic line" "expected '# streamdisk-device-activity 1'" -- \
+  calibrate "$dir/sweep.csv" --device-activity "$dir/da.log" -o "$dir/x.toml"
+printf '# streamdisk-device-activity 1\nt_s,written_bytes,in_flight\n1,2,3\n' >"$dir/da.log"
+expect_bad_input "device activity: no period" "no '# sample_period_s=' line" -- \
+  calibrate "$dir/sweep.csv" --device-activity "$dir/da.log" -o "$dir/x.toml"
+expect_bad_input "device activity: a directory" "is a directory" -- \
+  calibrate "$dir/sweep.csv" --device-activity "$dir" -o "$dir/x.toml"
+expect_bad_input "device activity: -o over it" "" -- \
+  calibrate "$dir/sweep.csv" --device-activity "$dir/da.log" -o "$dir/da.log"
+grep -q '^1,2,3$' "$dir/da.log" || fail "calibrate -o over its --device-activity input changed it"
 [ ! -e "$dir/x.toml" ] && [ ! -e "$dir/x.toml.part" ] || fail "a failed calibrate left an output file"
 finish

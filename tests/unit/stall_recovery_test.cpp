@@ -9,6 +9,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <map>
+#include <numeric>
+#include <tuple>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -630,4 +632,129 @@ TEST_CASE("time-triggered pauses met by paced writes bound their lengths' spread
   WARN(fmt::format("ranges holding the truth: median {} of {}, sigma {} of {}", held_median, kSets, held_sigma, kSets));
   CHECK(held_median >= 17);
   CHECK(held_sigma >= 17);
+}
+
+namespace {
+
+// A device's stat file read every `period`: requests of `req` bytes served in
+// order at `rate` (±10 % jitter per request), `depth` in flight while busy;
+// pauses of the given lengths begin at the given times (the request in
+// service waits). With `idle_every` > 0 the device runs dry that often for
+// `idle_s` (no request in flight), and a pause may fall there unseen.
+struct DeviceRun {
+  double rate = 12e6, req = 1310720, period = 0.002, seconds = 120;
+  int depth = 4;
+  std::vector<std::pair<double, double>> pauses;  // start, length
+  double idle_every = 0, idle_s = 0;
+};
+std::vector<BlockSample> sample_device(const DeviceRun& d, uint64_t seed) {
+  SplitMix64 rng = SplitMix64::seeded(seed);
+  struct Event {
+    double t, written, in_flight;
+  };
+  std::vector<Event> ev;
+  double t = 0, written = 0, next_idle = d.idle_every > 0 ? d.idle_every : 1e300;
+  size_t p = 0;
+  ev.push_back({0, 0, static_cast<double>(d.depth)});
+  while (t < d.seconds) {
+    double service = d.req / d.rate * (0.9 + 0.2 * rng.uniform());
+    double end = t + service;
+    while (p < d.pauses.size() && d.pauses[p].first < end) {  // a pause holds the request in service
+      end = std::max(end, d.pauses[p].first) + d.pauses[p].second;
+      ++p;
+    }
+    written += d.req;
+    ev.push_back({end, written, static_cast<double>(d.depth)});
+    t = end;
+    if (t >= next_idle) {  // runs dry: nothing in flight, then requests again
+      ev.push_back({t + 1e-4, written, 0});
+      t += d.idle_s;
+      while (p < d.pauses.size() && d.pauses[p].first < t) ++p;  // a pause while idle: unseen
+      ev.push_back({t, written, static_cast<double>(d.depth)});
+      next_idle += d.idle_every;
+    }
+  }
+  // What a reader every `period` sees: the state at each tick, kept on a change.
+  std::vector<BlockSample> s;
+  size_t i = 0;
+  for (double tick = 0; tick <= t; tick += d.period) {
+    while (i + 1 < ev.size() && ev[i + 1].t <= tick) ++i;
+    if (s.empty() || s.back().written != ev[i].written || s.back().in_flight != ev[i].in_flight)
+      s.push_back({tick, ev[i].written, ev[i].in_flight});
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("the device's own completions show its pauses whole, and idle spells are no pause", "[calibrate][stalls]") {
+  DeviceRun d;
+  std::vector<double> lengths = {1.2, 0.95, 1.4, 1.05, 1.3, 0.3, 0.6};
+  for (size_t i = 0; i < lengths.size(); ++i) d.pauses.push_back({8.0 + 15.0 * static_cast<double>(i), lengths[i]});
+  DevicePauseScan scan = scan_device_pauses(sample_device(d, 7), d.period);
+  REQUIRE(scan.pauses.size() == lengths.size());
+  for (size_t i = 0; i < lengths.size(); ++i) {
+    INFO("pause " << i << ": " << lengths[i] << " s, at " << d.pauses[i].first);
+    CHECK(scan.pauses[i].at_s == Approx(d.pauses[i].first).margin(0.12));  // within the request it held
+    // Its length to within the request's own jitter (10 % of ~0.11 s) and two sample periods.
+    CHECK(scan.pauses[i].excess_s == Approx(lengths[i]).margin(0.011 + 2 * d.period));
+  }
+  CHECK(scan.rate() == Approx(12e6 * 1.2 / (1.2 + std::accumulate(lengths.begin(), lengths.end(), 0.0) / 120)).epsilon(0.1));
+
+  SECTION("no pauses: nothing found in the ordinary jitter") {
+    DeviceRun quiet;
+    DevicePauseScan q = scan_device_pauses(sample_device(quiet, 11), quiet.period);
+    CHECK(q.busy_gaps > 1000);
+    CHECK(q.pauses.empty());
+  }
+  SECTION("idle spells (nothing in flight) are not pauses; a pause inside one is not seen") {
+    DeviceRun idle = d;
+    idle.idle_every = 2, idle.idle_s = 1.5;
+    idle.pauses = {{11.6, 1.2}, {30.3, 1.0}};  // busy from 11.5 s; idle from 30 s to 31.5 s
+    DevicePauseScan q = scan_device_pauses(sample_device(idle, 13), idle.period);
+    CHECK(q.busy_gaps > 150);  // busy a quarter of the time
+    REQUIRE(q.pauses.size() == 1);
+    CHECK(q.pauses[0].excess_s == Approx(1.2).margin(0.011 + 2 * idle.period));
+  }
+}
+
+TEST_CASE("the pauses flat-out writes met take the device's own lengths, each stop once", "[calibrate][stalls]") {
+  // A flat-out trace (first write at 10 s) that met three device stops: the
+  // first short (the writer behind a cache met it late), the second in two
+  // slow writes (one stop met twice), and a slow write with no stop of the
+  // device under it (a throttled writer's sleep); a device hiccup of 40 ms
+  // beside a 0.5 s wait of the writer's is not that wait.
+  PauseScan flat;
+  flat.name = "cache.csv";
+  flat.pauses = {{5.3, 0.8, 0, 0.09, 0.05}, {15.1, 0.5, 0, 0.09, 0.05}, {15.8, 0.6, 0, 0.09, 0.05},
+                 {25.0, 0.4, 0, 0.09, 0.05}, {35.0, 0.5, 0, 0.09, 0.05}};
+  PauseScan paced = flat;
+  paced.name = "paced-0.5.csv";
+  paced.paced = true;
+  DevicePauseScan dev;
+  // Every busy gap counts, over the scan's threshold or not (the writer's
+  // pause says there was one): ordinary gaps of 0.1 s around the stops.
+  for (int ms = 0; ms < 60000;) {  // whole milliseconds: the stops' times are exact
+    int gap = 100;
+    double excess = 0;
+    for (auto [at, g, e] : {std::tuple{15000, 1250, 1.2}, std::tuple{25050, 1350, 1.3}, std::tuple{45000, 140, 0.04}})
+      if (ms == at) gap = g, excess = e;
+    dev.gaps.push_back({ms / 1e3, gap / 1e3, excess});
+    ms += gap;
+  }
+  std::vector<PauseScan> scans = {flat, paced};
+  size_t n = apply_device_lengths(scans, {10.0, 10.0}, dev, 0.002);
+  CHECK(n == 2);
+  REQUIRE(scans[0].pauses.size() == 4);  // the second slow write of one stop is dropped
+  CHECK(scans[0].pauses[0].excess_s == Approx(1.2));
+  CHECK(scans[0].pauses[0].device);
+  CHECK(scans[0].pauses[1].excess_s == Approx(1.3));
+  CHECK(scans[0].pauses[2].excess_s == Approx(0.4));  // no stop of the device under it: its own length
+  CHECK_FALSE(scans[0].pauses[2].device);
+  CHECK(scans[0].pauses[3].excess_s == Approx(0.5));  // the hiccup is not it
+  CHECK(scans[0].device_lengths);
+  // The paced trace keeps what its writes met.
+  REQUIRE(scans[1].pauses.size() == 5);
+  for (size_t i = 0; i < 5; ++i) CHECK(scans[1].pauses[i].excess_s == paced.pauses[i].excess_s);
+  CHECK_FALSE(scans[1].device_lengths);
 }
