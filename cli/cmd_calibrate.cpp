@@ -2,6 +2,7 @@
 //   [--buffered T] [--baseline T] [--layer L] [--base PROFILE] [-o FILE] [--json]
 #include <cstdio>
 #include <memory>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -24,19 +25,19 @@ struct CalArgs {
 
 Handler setup_calibrate(CLI::App& sub) {
   auto a = std::make_shared<CalArgs>();
-  sub.add_option("traces", a->opt.traces, "Native traces (streamdisk-trace, docs/formats.md) of direct writes and/or reads")
-      ->check(path_check());
-  sub.add_option("--buffered", a->opt.buffered, "A native trace of buffered writes (host page cache); repeatable")
-      ->check(path_check());
-  sub.add_option("--baseline", a->opt.baselines,
-                 "A block-size sweep of the same device under a reference filesystem; the difference to the "
-                 "sweeps in TRACE gives the filesystem layer; repeatable")->check(path_check());
-  sub.add_option("--fio-lat-log", a->opt.fio_logs, "fio per-I/O latency log (write_lat_log=NAME gives NAME_lat.1.log); repeatable")
-      ->check(path_check());
-  sub.add_option("--fio-json", a->opt.fio_json, "fio --output-format=json output; one job per block size/thread count; repeatable")
-      ->check(path_check());
-  sub.add_option("--table", a->opt.tables, "CSV table block_bytes,threads,mbps[,op] (docs/calibrate.md); repeatable")
-      ->check(path_check());
+  // Every input file: refused when '' (path_check); all but the last repeatable.
+  for (auto [name, list, help] : std::initializer_list<std::tuple<const char*, std::vector<std::string>*, const char*>>{
+           {"traces", &a->opt.traces, "Native traces (streamdisk-trace, docs/formats.md) of direct writes and/or reads"},
+           {"--buffered", &a->opt.buffered, "A native trace of buffered writes (host page cache); repeatable"},
+           {"--baseline", &a->opt.baselines,
+            "A block-size sweep of the same device under a reference filesystem; the difference to the sweeps in "
+            "TRACE gives the filesystem layer; repeatable"},
+           {"--fio-lat-log", &a->opt.fio_logs,
+            "fio per-I/O latency log (write_lat_log=NAME gives NAME_lat.1.log); repeatable"},
+           {"--fio-json", &a->opt.fio_json,
+            "fio --output-format=json output; one job per block size/thread count; repeatable"},
+           {"--table", &a->opt.tables, "CSV table block_bytes,threads,mbps[,op] (docs/calibrate.md); repeatable"}})
+    sub.add_option(name, *list, help)->check(path_check());
   sub.add_option("--device-activity", a->opt.device_activity_file,
                  "The block device's own activity during the traces (device-activity.log, kept by characterize "
                  "--keep-traces): the pauses the writes met take their lengths from the device's own stops")
@@ -59,6 +60,7 @@ Handler setup_calibrate(CLI::App& sub) {
       "Parameters without data are left out, with the sweep that would inform them.\n\n"
       "Examples:\n"
       "  streamdisk calibrate sweep.csv sustained.csv fill.csv -o my-ssd.toml\n"
+      "  streamdisk calibrate traces/*.csv --device-activity traces/device-activity.log -o stick.toml\n"
       "  streamdisk calibrate --fio-lat-log w_lat.1.log --name usb-stick -o usb-stick.toml\n"
       "  streamdisk calibrate --table data/tables/doc001-read.csv --base samsung-960evo-250g -o ssd.toml --json\n"
       "  streamdisk calibrate exfat-sweep.csv --baseline ext4-sweep.csv --layer filesystem -o exfat.toml");

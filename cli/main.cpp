@@ -48,32 +48,27 @@ const CLI::Validator& decimal_check() {
   return v;
 }
 
+// A check that refuses '' with `message` (no description: the option's help
+// and type name stay as they are).
+CLI::Validator refuse_empty(std::string message) {
+  return CLI::Validator([message](std::string& text) { return text.empty() ? message : std::string(); }, "");
+}
+
 const CLI::Validator& path_check() {
-  static const CLI::Validator v(
-      [](std::string& text) -> std::string {
-        return text.empty() ? "'' is not a path: give a file or directory name (an unset shell variable?)" : "";
-      },
-      "");  // no description: the option's help and type name stay as they are
+  static const CLI::Validator v = refuse_empty("'' is not a path: give a file or directory name (an unset shell variable?)");
   return v;
 }
 
 const CLI::Validator& profile_check() {
-  static const CLI::Validator v(
-      [](std::string& text) -> std::string {
-        return text.empty() ? "'' is not a profile: name a built-in profile or a TOML file (`streamdisk profiles` "
-                              "lists them; an unset shell variable?)"
-                            : "";
-      },
-      "");
+  static const CLI::Validator v = refuse_empty(
+      "'' is not a profile: name a built-in profile or a TOML file (`streamdisk profiles` lists them; an unset shell "
+      "variable?)");
   return v;
 }
 
 const CLI::Validator& name_check() {
-  static const CLI::Validator v(
-      [](std::string& text) -> std::string {
-        return text.empty() ? "'' is not a name: give one, or leave the option out for the default" : "";
-      },
-      "");
+  static const CLI::Validator v =
+      refuse_empty("'' is not a name: give one, or leave the option out for the default");
   return v;
 }
 

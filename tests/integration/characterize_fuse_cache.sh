@@ -10,16 +10,8 @@
 # Needs root, nbdkit, nbdfuse, exfat-fuse (run.sh installs them).
 # shellcheck source=../lib.sh
 source "$SD_SOURCE_DIR/tests/lib.sh"
-RIG=$SD_SOURCE_DIR/tests/rig
-[ "$(id -u)" -eq 0 ] || { echo "FAIL: the rig test needs root (losetup, mount, vm.dirty_*)" >&2; exit 1; }
-command -v mount.exfat-fuse >/dev/null || skip "exfat-fuse is not installed"
-# Timing test: take turns with the mount tests (see mount_lib.bash).
-exec 9>"${TMPDIR:-/tmp}/streamdisk-mount-tests.lock"
-flock -w 280 9 || { echo "another mount test held the lock for 280 s" >&2; exit 1; }
-W=$(mktemp -d /tmp/sd-fuse-cache.XXXXXX)
-export RIG_WAIT_S=120
-cleanup() { "$RIG/rig.sh" down "$W/rig"; rm -rf "$W"; }
-trap cleanup EXIT
+source "$SD_SOURCE_DIR/tests/rig/test_lib.bash"
+rig_test_setup fuse-cache mount.exfat-fuse
 
 RATE=15
 MNT=$("$RIG/rig.sh" up fuse "$W/rig" SIZE=2G RATE_MBPS=$RATE DIRTY_BYTES=400000000 DIRTY_BG_BYTES=200000000) \
