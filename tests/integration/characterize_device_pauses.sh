@@ -5,8 +5,8 @@
 # out 957 ms, bench/rig_truth.md sessions 27 and 30). On the `ntfs` rig with ~1 s
 # pauses every ~3 s: the device's log is kept with the traces and refits as
 # characterize fitted; the lengths the pauses took from the device have a median
-# within 15 % of the pauses the rig itself logged (events.log; the writes' own
-# lengths: 543-773 ms for a 1.0 s median in three runs); the notes say so.
+# within 25 % of the pauses the rig itself logged (events.log) and at least 10 %
+# longer than the writes' own lengths of the same pauses; the notes say so.
 # Needs root, nbdkit, nbdfuse, ntfs-3g (run.sh installs them).
 # shellcheck source=../lib.sh
 source "$SD_SOURCE_DIR/tests/lib.sh"
@@ -40,16 +40,23 @@ check(len(pauses) >= 10, f"the rig paused {len(pauses)} times")
 rig = statistics.median(pauses) * 1e3 if pauses else 0
 dur = {p["key"]: p["value"] for p in d["params"]}
 fit = dur.get("device.stall_duration_ms", 0)
-m = dp.get("matched_device_median_s", 0) * 1e3 if (dp := d.get("device_pauses")) else 0
-check(dp is not None and dp.get("matched", 0) >= 5 and abs(m / rig - 1) <= 0.15 if rig else False,
-      f"{dp.get('matched', 0) if dp else 0} pauses took the device's lengths, median {m:.0f} ms: within 15 % of the "
-      f"rig's median {rig:.0f} ms")
+# Four runs (two under CI's parallel builds): the device's lengths 874, 999, 1008 and
+# 862 ms for rig medians of 985-1056 (-18 % at worst, under load: more pauses begin
+# while the device idles and show only partly), the writes' own 543, 773, 741 and 688
+# (-25 % to -45 %). So: within 25 % of the rig, and at least 10 % longer than the
+# writes' own lengths of the same pauses.
+dp = d.get("device_pauses") or {}
+m = dp.get("matched_device_median_s", 0) * 1e3
+wm = dp.get("matched_writes_median_s", 0) * 1e3
+check(dp.get("matched", 0) >= 5 and rig > 0 and abs(m / rig - 1) <= 0.25,
+      f"{dp.get('matched', 0)} pauses took the device's lengths, median {m:.0f} ms: within 25 % of the rig's median "
+      f"{rig:.0f} ms")
+check(m >= 1.1 * wm > 0, f"the device's lengths ({m:.0f} ms) are at least 10 % longer than the writes' own ({wm:.0f} ms)")
 # Not checked: the final fit against the rig. It also rests on the pauses the device
 # showed no stop for (2-4 of ~12 with this rig and budget), which decide whether a
 # second, shorter population is fitted: 732, 975 and 309 + 1083 ms in three runs.
 check(any("take their lengths from the device's own stops" in n for n in d["notes"]),
       "the notes say the lengths came from the device's own stops")
-dp = d.get("device_pauses") or {}
 check(dp.get("busy_gaps", 0) > 100 and len(dp.get("lengths_s", [])) >= 5,
       f"the device's own stops were measured ({dp.get('busy_gaps', 0)} busy gaps, {len(dp.get('lengths_s', []))} stops)")
 re = {p["key"]: p["value"] for p in refit["params"]}
