@@ -328,43 +328,38 @@ void fit_stalls(const Sorted& s, bool in_fs, const Options& o, Calibration& c) {
                                   "(a throttled writer let go a chunk of writeback at a time; a pause in the writer's "
                                   "call lets the cache drain meanwhile and hides among those waits)",
                                   fmt::join(rhythm, ", ")));
-  if (scans.empty()) return;
   // The device's own stops give the lengths of the pauses the writes met.
   if (!o.device_activity.empty()) {
     DevicePauseScan dev = scan_device_pauses(o.device_activity, o.device_period_s);
-    std::vector<double> first;
-    const std::vector<PauseScan> writes = scans;  // their own lengths, for the note
-    for (auto* x : scanned) {
-      double t = -1;
-      for (const auto& op : x->ops)
-        if (!op.read && op.bytes > 0) {
-          t = op.start;
-          break;
-        }
-      first.push_back(t);
-    }
-    size_t n = apply_device_lengths(scans, first, dev, o.device_period_s);
+    size_t n = apply_device_lengths(scans, dev, o.device_period_s);
     std::vector<double> after, before;  // the matched pauses' lengths: the device's, the writes'
     size_t all = 0;
-    for (size_t i = 0; i < scans.size(); ++i)
-      for (size_t k = 0; k < scans[i].pauses.size(); ++k, ++all)
-        if (scans[i].pauses[k].device)
-          after.push_back(scans[i].pauses[k].excess_s), before.push_back(writes[i].pauses[k].excess_s);
-    c.device_lengths = {dev.busy_gaps > 0, n, all, after.empty() ? 0 : median(after) * 1e3,
-                        before.empty() ? 0 : median(before) * 1e3};
-    if (dev.busy_gaps == 0)
+    for (const auto& sc : scans)
+      for (const auto& p : sc.pauses) {
+        ++all;
+        if (p.device) after.push_back(p.excess_s), before.push_back(p.writes_excess_s);
+      }
+    auto& dl = c.device_lengths;
+    dl = {dev.busy_gaps > 0, n, all, after.empty() ? 0 : median(after) * 1e3, before.empty() ? 0 : median(before) * 1e3,
+          dev.busy_gaps, dev.busy_s, dev.rate(), dev.threshold_s, {}};
+    for (const auto& p : dev.pauses) dl.stops_s.push_back(p.excess_s);
+    if (scans.empty()) {
+      // no pauses to give lengths to (the fit stops below); the scan's figures are kept
+    } else if (dev.busy_gaps == 0) {
       c.notes.push_back("stalls: the device's own activity was too short to measure its stops: pause lengths from the "
                         "writes alone");
-    else if (n == 0)
+    } else if (n == 0) {
       c.notes.push_back(fmt::format("stalls: none of the {} pauses the writes met shows as a stop of the device "
                                     "itself (more than {:.0f} ms with requests in flight): lengths from the writes",
                                     all, dev.threshold_s * 1e3));
-    else
+    } else {
       c.notes.push_back(fmt::format(
           "stalls: {} of the {} pauses the writes met take their lengths from the device's own stops (no request "
           "completed for that long while some were in flight): median {:.0f} ms, where the writes showed {:.0f} ms",
-          n, all, median(after) * 1e3, median(before) * 1e3));
+          n, all, dl.device_median_ms, dl.writes_median_ms));
+    }
   }
+  if (scans.empty()) return;
   // A userspace driver whose open flags were read (measure/fs_info.h) says
   // where its device's pauses are: through the device's page cache (behind
   // it), or O_DIRECT/O_SYNC (in the call).

@@ -54,11 +54,16 @@ struct Calibration {
   bool stalls_too_few = false;
   // With the device's own activity (Options::device_activity): how many of
   // the pauses the writes met took the device's length, and the medians of
-  // those pauses' lengths, the device's and the writes' own.
+  // those pauses' lengths, the device's and the writes' own; and what the
+  // scan of that activity found (calibrate/pauses.h DevicePauseScan): its
+  // busy gaps, their time and rate, its threshold and the stops over it.
   struct DeviceLengths {
     bool measured = false;
     size_t matched = 0, pauses = 0;
     double device_median_ms = 0, writes_median_ms = 0;
+    size_t busy_gaps = 0;
+    double busy_s = 0, rate = 0, threshold_s = 0;
+    std::vector<double> stops_s;
   } device_lengths;
   std::vector<std::string> inputs;  // every file read
   std::vector<Layer> layers;        // the layers the profile holds

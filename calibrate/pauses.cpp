@@ -443,16 +443,15 @@ DevicePauseScan scan_device_pauses(const std::vector<BlockSample>& samples, doub
   return r;
 }
 
-size_t apply_device_lengths(std::vector<PauseScan>& scans, const std::vector<double>& first_write,
-                            const DevicePauseScan& device, double sample_period_s) {
+size_t apply_device_lengths(std::vector<PauseScan>& scans, const DevicePauseScan& device, double sample_period_s) {
   size_t matched = 0;
   const std::vector<DevicePause>& gaps = device.gaps;
   std::vector<char> used(gaps.size(), 0);
-  for (size_t i = 0; i < scans.size() && i < first_write.size(); ++i) {
+  for (size_t i = 0; i < scans.size(); ++i) {
     if (scans[i].paced) continue;  // a paced writer's pauses say whether a recorder meets them: as they were met
     std::vector<Pause> kept;
     for (Pause p : scans[i].pauses) {
-      double w0 = first_write[i] + p.at_s, w1 = w0 + p.write_s + p.excess_s;  // the held write(s)
+      double w0 = scans[i].start_s + p.at_s, w1 = w0 + p.write_s + p.excess_s;  // the held write(s)
       // The gaps overlapping the held write: they are in time order.
       auto first = std::lower_bound(gaps.begin(), gaps.end(), w0,
                                     [](const DevicePause& d, double t) { return d.at_s + d.gap_s <= t; });
@@ -468,6 +467,7 @@ size_t apply_device_lengths(std::vector<PauseScan>& scans, const std::vector<dou
         // headroom let writes through in between): one pause, counted once.
         if (used[best]) continue;
         used[best] = 1;
+        p.writes_excess_s = p.excess_s;
         p.excess_s = gaps[best].excess_s;
         p.device = true;
         scans[i].device_lengths = true;
@@ -514,6 +514,7 @@ PauseScan scan_pauses(const Series& s) {
     p.bytes += static_cast<double>(op.bytes);
   }
   p.writes = d.size();
+  p.start_s = std::max(first, 0.0);
   p.seconds = first < 0 ? 0 : last - first;
   SlowWrites sw = find_slow_writes(d, b);
   // Pauses that matter to a buffer are rare. When more than one write in

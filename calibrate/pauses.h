@@ -38,6 +38,7 @@ struct Pause {
   double write_s = 0;        // the stall-free time of the write that met it
   double shown_s = 0;        // the least excess that write would have shown as a pause
   bool device = false;       // excess_s is the device's own stop (apply_device_lengths)
+  double writes_excess_s = 0;  // then: the excess the writes showed
 };
 
 // The pauses of one trace and its exposure (bytes written, seconds spanned).
@@ -45,6 +46,7 @@ struct PauseScan {
   std::string name;
   std::vector<Pause> pauses;
   double bytes = 0, seconds = 0;
+  double start_s = 0;  // the first write's start, on the trace's clock (Pause::at_s counts from it)
   size_t writes = 0;
   bool paced = false;  // writes issued at a pace (idle gaps between them)
   bool merged = false; // consecutive slow writes were merged (more often side by side than by chance)
@@ -84,8 +86,8 @@ struct DevicePauseScan {
 };
 DevicePauseScan scan_device_pauses(const std::vector<BlockSample>& samples, double sample_period_s);
 // The pauses flat-out writes met, with the lengths the device itself
-// showed: each pause of a flat-out scan (its trace's first write at
-// `first_write[i]`, the device's clock) whose held write overlaps a busy
+// showed: each pause of a flat-out scan (the traces' clock is the
+// device log's: PauseScan::start_s) whose held write overlaps a busy
 // gap of the device with an excess at least half the writer's (and at least
 // 4 sample periods) takes that excess as its length (the longest, if
 // several): the writer's pause says that there was one, the device how long
@@ -100,8 +102,7 @@ DevicePauseScan scan_device_pauses(const std::vector<BlockSample>& samples, doub
 // 27); a slow write the device shows no stop for (a throttled writer's
 // sleep, a userspace driver's own work) keeps its own length. Returns how
 // many pauses took the device's length.
-size_t apply_device_lengths(std::vector<PauseScan>& scans, const std::vector<double>& first_write,
-                            const DevicePauseScan& device, double sample_period_s);
+size_t apply_device_lengths(std::vector<PauseScan>& scans, const DevicePauseScan& device, double sample_period_s);
 
 // True if the writes of `s` were issued at a pace below the device's rate
 // (meta sweep=paced, or idle gaps before most writes).

@@ -27,6 +27,14 @@ bool read_block_stat(int fd, double& written_bytes, double& in_flight) {
   return true;
 }
 
+bool read_block_stat(const std::string& path, double& written_bytes, double& in_flight) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  bool ok = read_block_stat(fd, written_bytes, in_flight);
+  ::close(fd);
+  return ok;
+}
+
 bool BlockActivityLog::start(const std::string& stat_path, std::function<double()> now, double period_s) {
   stop();
   fd_ = ::open(stat_path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -67,15 +75,6 @@ void BlockActivityLog::stop() {
     thread_.join();
   }
   if (fd_ >= 0) ::close(fd_), fd_ = -1;
-}
-
-std::vector<cal::BlockSample> BlockActivityLog::between(double t0, double t1) const {
-  std::vector<cal::BlockSample> v;
-  for (size_t i = 0; i < samples_.size(); ++i) {
-    if (samples_[i].t > t1) break;
-    if (samples_[i].t >= t0 || (i + 1 < samples_.size() && samples_[i + 1].t >= t0)) v.push_back(samples_[i]);
-  }
-  return v;
 }
 
 }  // namespace sd

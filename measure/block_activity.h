@@ -29,9 +29,6 @@ class BlockActivityLog {
   // The samples so far: each change of the written count or of the requests
   // in flight (and the first), in time order. Only after stop().
   const std::vector<cal::BlockSample>& samples() const { return samples_; }
-  // Samples between t0 and t1 (with the last one before t0, so that the
-  // first completion in the window has a gap).
-  std::vector<cal::BlockSample> between(double t0, double t1) const;
 
  private:
   void run();
@@ -44,7 +41,9 @@ class BlockActivityLog {
 };
 
 // Reads sectors written (x 512) and requests in flight from a block
-// device's stat file descriptor (pread from 0). False if it does not parse.
+// device's stat file descriptor (pread from 0), or from the file at `path`
+// (opened for the one reading). False if it cannot be read or does not parse.
 bool read_block_stat(int fd, double& written_bytes, double& in_flight);
+bool read_block_stat(const std::string& path, double& written_bytes, double& in_flight);
 
 }  // namespace sd

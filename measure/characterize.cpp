@@ -219,16 +219,6 @@ std::string block_dev_dir(const std::string& dir, const FsInfo& fs) {
   return "";
 }
 
-// Sectors written and requests in flight, from a block device's stat file.
-bool block_activity(const std::string& path, double& written, double& in_flight) {
-  std::ifstream f(path);
-  std::vector<double> v;
-  for (double x; f >> x;) v.push_back(x);
-  if (v.size() < 9) return false;
-  written = v[6], in_flight = v[8];
-  return true;
-}
-
 // Waits until the device has written nothing for `need` seconds (at most
 // `limit` in all). Real storage: syncs the filesystem, then watches the block
 // device's counters (or, without one, the kernel's dirty and writeback
@@ -258,7 +248,7 @@ void wait_idle(Target& t, const std::string& dir, const FsInfo& fs, double need,
     bool busy;
     if (!stat.empty()) {
       double w = 0;
-      busy = !block_activity(stat, w, inflight) || (last_w >= 0 && w != last_w) || inflight > 0;
+      busy = !read_block_stat(stat, w, inflight) || (last_w >= 0 && w != last_w) || inflight > 0;
       last_w = w;
     } else {
       busy = meminfo_bytes("Dirty") + meminfo_bytes("Writeback") > 4 * kMiB;
@@ -306,18 +296,18 @@ void drop_estimate(cal::Calibration& c, const std::string& key) {
 }
 
 // The device's own stops, beside the pause fit's lengths (which calibrate
-// took from those stops where the writes met them: calibrate/pauses.h
-// apply_device_lengths): what lasted more than half the fitted pauses'
-// median (or, without pauses, more than the scan's threshold).
-void compare_device_pauses(CharacterizeReport& rep, const BlockActivityLog& activity) {
+// took from those stops where the writes met them, and scanned them for:
+// Calibration::device_lengths): what lasted more than half the fitted
+// pauses' median (or, without pauses, more than the scan's threshold).
+void compare_device_pauses(CharacterizeReport& rep) {
   auto& d = rep.device_pauses;
-  cal::DevicePauseScan scan = cal::scan_device_pauses(activity.samples(), activity.period());
-  d.busy_gaps = scan.busy_gaps, d.busy_s = scan.busy_s, d.rate = scan.rate();
+  const auto& scan = rep.calibration.device_lengths;
+  d.busy_gaps = scan.busy_gaps, d.busy_s = scan.busy_s, d.rate = scan.rate;
   for (const char* key : {"device.stall_duration_ms", "filesystem.stall_duration_ms"})
     if (const auto* e = find_estimate(rep.calibration, key)) d.fit_median_s = e->value * 1e-3;
   d.threshold_s = std::max(scan.threshold_s, d.fit_median_s / 2);
-  for (const auto& p : scan.pauses)
-    if (p.excess_s > d.threshold_s) d.lengths_s.push_back(p.excess_s);
+  for (double x : scan.stops_s)
+    if (x > d.threshold_s) d.lengths_s.push_back(x);
   d.median_s = d.lengths_s.empty() ? 0 : cal::median(d.lengths_s);
   if (scan.busy_gaps == 0) {
     d.text = fmt::format("not measured: the device ({}) completed too few requests while busy", d.device);
@@ -542,8 +532,8 @@ R run_characterize(const CharacterizeConfig& cfg) {
     // write tells the device's rate from a page cache's in between.
     if (t.real && !kernel.dev_dir.empty())
       env.device_written = [stat = kernel.dev_dir + "/stat"] {
-        double sectors = 0, in_flight = 0;
-        return block_activity(stat, sectors, in_flight) ? sectors * 512 : -1.0;
+        double bytes = 0, in_flight = 0;
+        return read_block_stat(stat, bytes, in_flight) ? bytes : -1.0;
       };
     return env;
   };
@@ -1011,7 +1001,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
     for (auto& e : cal.params)
       if (e.key.starts_with("device.stall") && find_param(Layer::Filesystem, e.key.substr(7)))
         e.key = "filesystem." + e.key.substr(7);
-  if (rep.device_pauses.measured) compare_device_pauses(rep, activity);
+  if (rep.device_pauses.measured) compare_device_pauses(rep);
   if (rep.total_bytes > 0 && t.real)
     cal.params.push_back({"device.capacity_bytes", rep.total_bytes, 0, 0, 0, "statvfs of the filesystem", rep.target});
   else if (t.model && t.model->files().capacity() > 0)

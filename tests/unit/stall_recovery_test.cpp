@@ -728,6 +728,7 @@ TEST_CASE("the pauses flat-out writes met take the device's own lengths, each st
   flat.name = "cache.csv";
   flat.pauses = {{5.3, 0.8, 0, 0.09, 0.05}, {15.1, 0.5, 0, 0.09, 0.05}, {15.8, 0.6, 0, 0.09, 0.05},
                  {25.0, 0.4, 0, 0.09, 0.05}, {35.0, 0.5, 0, 0.09, 0.05}};
+  flat.start_s = 10.0;
   PauseScan paced = flat;
   paced.name = "paced-0.5.csv";
   paced.paced = true;
@@ -743,11 +744,12 @@ TEST_CASE("the pauses flat-out writes met take the device's own lengths, each st
     ms += gap;
   }
   std::vector<PauseScan> scans = {flat, paced};
-  size_t n = apply_device_lengths(scans, {10.0, 10.0}, dev, 0.002);
+  size_t n = apply_device_lengths(scans, dev, 0.002);
   CHECK(n == 2);
   REQUIRE(scans[0].pauses.size() == 4);  // the second slow write of one stop is dropped
   CHECK(scans[0].pauses[0].excess_s == Approx(1.2));
   CHECK(scans[0].pauses[0].device);
+  CHECK(scans[0].pauses[0].writes_excess_s == Approx(0.8));  // what the writes showed, kept for the note
   CHECK(scans[0].pauses[1].excess_s == Approx(1.3));
   CHECK(scans[0].pauses[2].excess_s == Approx(0.4));  // no stop of the device under it: its own length
   CHECK_FALSE(scans[0].pauses[2].device);
