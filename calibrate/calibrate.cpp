@@ -342,7 +342,7 @@ void fit_stalls(const Sorted& s, bool in_fs, const Options& o, Calibration& c) {
     auto& dl = c.device_lengths;
     dl = {dev.busy_gaps > 0, n, all, after.empty() ? 0 : median(after) * 1e3, before.empty() ? 0 : median(before) * 1e3,
           dev.busy_gaps, dev.busy_s, dev.rate(), dev.threshold_s, {}};
-    for (const auto& p : dev.pauses) dl.stops_s.push_back(p.excess_s);
+    for (const auto& p : dev.pauses) dl.stops.push_back({p.at_s, p.excess_s});
     if (scans.empty()) {
       // no pauses to give lengths to (the fit stops below); the scan's figures are kept
     } else if (dev.busy_gaps == 0) {

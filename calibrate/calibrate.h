@@ -63,7 +63,10 @@ struct Calibration {
     double device_median_ms = 0, writes_median_ms = 0;
     size_t busy_gaps = 0;
     double busy_s = 0, rate = 0, threshold_s = 0;
-    std::vector<double> stops_s;
+    struct Stop {
+      double at_s = 0, length_s = 0;  // the completion before it (the traces' clock), its excess
+    };
+    std::vector<Stop> stops;
   } device_lengths;
   std::vector<std::string> inputs;  // every file read
   std::vector<Layer> layers;        // the layers the profile holds

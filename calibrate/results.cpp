@@ -71,10 +71,14 @@ nlohmann::json calibration_json(const Calibration& c, const std::string& profile
     j["read_cells"].push_back({{"block_bytes", r.block}, {"threads", r.threads}, {"measured_mbps", r.measured},
                                {"model_mbps", r.predicted}, {"rel_err", r.rel_err}, {"used", r.used}});
   const auto& dl = c.device_lengths;
+  auto stops = nlohmann::json::array();
+  for (const auto& s : dl.stops) stops.push_back({{"at_s", s.at_s}, {"length_s", s.length_s}});
   j["device_lengths"] = dl.measured ? nlohmann::json{{"matched", dl.matched},
                                                      {"pauses", dl.pauses},
                                                      {"device_median_ms", dl.device_median_ms},
-                                                     {"writes_median_ms", dl.writes_median_ms}}
+                                                     {"writes_median_ms", dl.writes_median_ms},
+                                                     {"threshold_s", dl.threshold_s},
+                                                     {"stops", stops}}
                                     : nlohmann::json(nullptr);
   j["notes"] = c.notes;
   return j;

@@ -306,8 +306,8 @@ void compare_device_pauses(CharacterizeReport& rep) {
   for (const char* key : {"device.stall_duration_ms", "filesystem.stall_duration_ms"})
     if (const auto* e = find_estimate(rep.calibration, key)) d.fit_median_s = e->value * 1e-3;
   d.threshold_s = std::max(scan.threshold_s, d.fit_median_s / 2);
-  for (double x : scan.stops_s)
-    if (x > d.threshold_s) d.lengths_s.push_back(x);
+  for (const auto& s : scan.stops)
+    if (s.length_s > d.threshold_s) d.lengths_s.push_back(s.length_s), d.at_s.push_back(s.at_s);
   d.median_s = d.lengths_s.empty() ? 0 : cal::median(d.lengths_s);
   if (scan.busy_gaps == 0) {
     d.text = fmt::format("not measured: the device ({}) completed too few requests while busy", d.device);

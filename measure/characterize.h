@@ -135,6 +135,7 @@ struct CharacterizeReport {
     size_t busy_gaps = 0;
     double busy_s = 0, rate = 0, threshold_s = 0;
     std::vector<double> lengths_s;  // each pause's excess over the device's pace
+    std::vector<double> at_s;       // and when it began (the completion before it, on the traces' clock)
     double median_s = 0;
     double fit_median_s = 0;  // the profile's stall_duration_ms (0: none fitted)
     std::string text;

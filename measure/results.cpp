@@ -161,6 +161,7 @@ nlohmann::json characterize_json(const CharacterizeReport& r, const std::string&
                                                     {"rate_bytes_per_s", dp.rate},
                                                     {"threshold_s", dp.threshold_s},
                                                     {"lengths_s", dp.lengths_s},
+                                                    {"at_s", dp.at_s},
                                                     {"median_s", dp.median_s},
                                                     {"fit_median_s", dp.fit_median_s},
                                                     {"matched", r.calibration.device_lengths.matched},
