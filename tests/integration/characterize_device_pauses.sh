@@ -6,8 +6,8 @@
 # pauses every ~3 s: the device's log is kept with the traces and refits as
 # characterize fitted; the lengths the pauses took from the device have a median
 # within 25 % of the pauses the rig itself logged (events.log); each stop the device
-# showed, put on the rig's clock, is one of the rig's pauses, as long as it when the
-# device was busy as it began and never longer; the notes say so.
+# showed, put on the rig's clock, is one of the rig's pauses, at most 25 % short of it
+# when the device was busy as it began and never more than 0.2 s longer; the notes say so.
 # Needs root, nbdkit, nbdfuse, ntfs-3g (run.sh installs them).
 # shellcheck source=../lib.sh
 source "$SD_SOURCE_DIR/tests/lib.sh"
@@ -54,40 +54,41 @@ check(dp.get("matched", 0) >= 5 and rig > 0 and abs(m / rig - 1) <= 0.25,
       f"{dp.get('matched', 0)} pauses took the device's lengths, median {m:.0f} ms: within 25 % of the rig's median "
       f"{rig:.0f} ms")
 # Each stop the device showed, against the rig's own log. The two clocks differ by a
-# constant: the offset most stops agree on within 0.15 s (a stop begins at the last
-# completion before the pause, a request's service time or less before it). A stop
-# that begins with its rig pause (the device busy then) is the whole pause: on the
-# rig's loop device 0-15 % shorter, since nbdkit's rate filter lets the time it lost
-# through at once after it (bench/rig_truth.s30: 1.255 s for 1.297, 1.06 for 1.235);
-# one that begins later began while the device idled, and shows the rest. None may
-# end more than 0.1 s after its rig pause did. Only stops of at least half the rig's
-# median count: the loop device's own unevenness shows "stops" up to ~0.35 s (the rate
-# filter's 0.25 s bucket), and the list holds stops down to half the fitted median. A
-# stop the rig never made is a process of the rig's starved of CPU (nbdkit, nbdfuse):
-# one, or a fifth of them, is allowed.
+# constant: the median difference of the pairs near the one most stops agree on within
+# 0.3 s. A stop begins at the last completion before its pause, and the rig's loop
+# device completes requests in bursts (nbdkit's rate filter lets a 0.25 s bucket
+# through at once), so its start is known to about ±0.15 s. A stop that begins with its
+# rig pause (within 0.2 s: the device busy then) is the whole pause, on this device up
+# to 15 % shorter, since the rate filter lets the time it lost through at once after it
+# (bench/rig_truth.s30: 1.255 s for 1.297, 1.06 for 1.235), or a little longer (1.09
+# in a quiet run: the completion before it came early); one that begins later began
+# while the device idled and shows the rest. None may end more than 0.2 s (the start's
+# precision and a request's service time) after its rig pause did. Only stops of at
+# least half the rig's median count: the loop device's own unevenness shows "stops" up
+# to ~0.35 s, and the list holds stops down to half the fitted median. A stop the rig
+# never made is a process of the rig's starved of CPU (nbdkit, nbdfuse): one, or a
+# fifth of them, is allowed.
 stops = [(a, l) for a, l in zip(dp.get("at_s", []), dp.get("lengths_s", [])) if l >= 0.5 * rig / 1e3]
-best = (0, 0.0)
-for a, _ in stops:
-    for r, _ in rig_pauses:
-        n = sum(any(abs(a2 - r2 - (a - r)) < 0.15 for r2, _ in rig_pauses) for a2, _ in stops)
-        best = max(best, (n, a - r))
-off = best[1]
+def pairs(off, within):
+    return [a - r for a, _ in stops for r, _ in rig_pauses if abs(a - r - off) < within]
+coarse = max((len(pairs(a - r, 0.3)), a - r) for a, _ in stops for r, _ in rig_pauses) if stops and rig_pauses else (0, 0.0)
+off = statistics.median(pairs(coarse[1], 0.3)) if coarse[0] else 0.0
 whole, late, stray, over = [], 0, [], []
 for a, l in stops:
-    near = [(r, L) for r, L in rig_pauses if -0.15 < a - off - r < L]
+    near = [(r, L) for r, L in rig_pauses if -0.3 < a - off - r < L]
     if not near:
         stray.append(f"{a:.2f} s: {l * 1e3:.0f} ms")
         continue
     r, L = near[0]
-    if a - off - r < 0.15: whole.append(l / L)
+    if a - off - r < 0.2: whole.append(l / L)
     else: late += 1
-    if a - off + l > r + L + 0.1: over.append(f"{l * 1e3:.0f} ms from {a - off - r:+.2f} s for {L * 1e3:.0f} ms")
-check(len(whole) >= 4 and all(0.75 <= x <= 1.05 for x in whole),
+    if a - off + l > r + L + 0.2: over.append(f"{l * 1e3:.0f} ms from {a - off - r:+.2f} s for {L * 1e3:.0f} ms")
+check(len(whole) >= 4 and all(x >= 0.75 for x in whole),
       f"{len(whole)} of the device's {len(stops)} stops began with a rig pause and lasted "
-      f"{', '.join(f'{x:.2f}' for x in sorted(whole))} of it (0.75..1.05 each); {late} began later, the device idle")
+      f"{', '.join(f'{x:.2f}' for x in sorted(whole))} of it (0.75 or more each); {late} began later, the device idle")
 check(len(stray) <= max(1, len(stops) // 5),
       f"the stops are the rig's pauses ({len(stray)} of {len(stops)} not: {', '.join(stray[:3])}; at most one or a fifth)")
-check(not over, f"no stop outlasts its rig pause by more than 0.1 s ({', '.join(over[:3])})")
+check(not over, f"no stop outlasts its rig pause by more than 0.2 s ({', '.join(over[:3])})")
 # Not checked: the final fit against the rig. It also rests on the pauses the device
 # showed no stop for (2-4 of ~12 with this rig and budget), which decide whether a
 # second, shorter population is fitted: 732, 975 and 309 + 1083 ms in three runs.

@@ -12,5 +12,6 @@ rig_test_setup() {
   flock -w 280 9 || { echo "another mount test held the lock for 280 s" >&2; exit 1; }
   W=$(mktemp -d "/tmp/sd-$1.XXXXXX")
   export RIG_WAIT_S=120
-  trap '"$RIG/rig.sh" down "$W/rig"; rm -rf "$W"' EXIT
+  # SD_KEEP_WORK=DIR keeps a copy of the work directory (traces, logs) for a look after the test
+  trap '"$RIG/rig.sh" down "$W/rig"; [ -z "${SD_KEEP_WORK:-}" ] || cp -r "$W" "$SD_KEEP_WORK"; rm -rf "$W"' EXIT
 }
