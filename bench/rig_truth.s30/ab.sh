@@ -16,13 +16,6 @@ for rig in "$@"; do
   "$S" calibrate "$d"/traces/*.csv -o "$d/nodev.toml" >"$d/nodev.txt" 2>&1
   "$S" calibrate "$d"/traces/*.csv --device-activity "$d/traces/device-activity.log" -o "$d/dev.toml" >"$d/dev.txt" 2>&1
   for v in nodev dev; do
-    flags=$("$S" show "$d/$v.toml" | grep -E "^  (device|filesystem)\.(stall|catchup)[a-z_0-9]* +[0-9]" |
-      awk '{printf "--set %s=%s ", $1, $2}')
-    for b in 1MiB 4MiB; do
-      # shellcheck disable=SC2086
-      r=$("$S" capacity -p "$d/char.toml" $flags --find sample-rate -c 1 -b 8 -f raw --buffer $b --block 256KiB \
-        -d 60s 2>&1 | sed -n 4p | awk '{print $2, $3}')
-      echo "$rig $b $v $r"
-    done
+    STREAMDISK=$S bench/fit_capacity.sh "$d/char.toml" "$d/$v.toml" | while read -r b r; do echo "$rig $b $v $r"; done
   done
 done

@@ -18,13 +18,6 @@ for i in $(seq 1 "$n"); do
   for v in old new; do
     S=$NEW; [ $v = old ] && S=$OLD; [ -n "$S" ] || continue
     "$S" calibrate "$d"/traces/*.csv "${dev[@]}" -o "$d/$v.toml" >"$d/$v.txt" 2>&1
-    flags=$("$NEW" show "$d/$v.toml" | grep -E "^  (device|filesystem)\.(stall|catchup)[a-z_0-9]* +[0-9]" |
-      awk '{printf "--set %s=%s ", $1, $2}')
-    for b in 1MiB 4MiB; do
-      # shellcheck disable=SC2086
-      r=$("$NEW" capacity -p "$d/char.toml" $flags --find sample-rate -c 1 -b 8 -f raw --buffer $b --block 256KiB \
-        -d 60s 2>&1 | sed -n 4p | awk '{print $2, $3}')
-      echo "$rig $i $b $v $r"
-    done
+    STREAMDISK=$NEW bench/fit_capacity.sh "$d/char.toml" "$d/$v.toml" | while read -r b r; do echo "$rig $i $b $v $r"; done
   done
 done
