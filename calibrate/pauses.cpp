@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -124,6 +125,15 @@ std::vector<Component> two_normals(std::vector<double> x) {
 // of median 255 ms, sigma 0.77). Outliers become a second population of
 // their own (lengths and arrivals fitted like any other; one alone has
 // sigma 0), listed after the rest (the profile's stall2_* keys).
+// Where v lies against a sample of m values fitted as c (sd by maximum
+// likelihood), in units of the prediction interval for one more value:
+// Student t with m - 1 degrees of freedom, the sample's spread (with
+// Bessel's correction) at least `least`. Negative below the sample's mean.
+double prediction_t(double v, const Component& c, double m, double least) {
+  double s = std::max(c.sd * std::sqrt(m / (m - 1)), least);
+  return (v - c.mu) / (s * std::sqrt(1 + 1 / m));
+}
+
 struct OutlierSplit {
   std::vector<Component> model;  // empty: no outlier
   std::string note;
@@ -145,8 +155,7 @@ OutlierSplit split_outliers(std::vector<double> x) {
                                x.begin() + static_cast<long>(sd_side < 0 ? hi : hi - 1));
       Component c = one_normal(rest);  // sd floored at 0.01
       double m = static_cast<double>(rest.size());
-      double s = std::max(c.sd * std::sqrt(m / (m - 1)), 0.01);
-      double t = std::fabs(x[out] - c.mu) / (s * std::sqrt(1 + 1 / m));
+      double t = std::fabs(prediction_t(x[out], c, m, 0.01));
       double pv = std::min(1.0, t_two_sided_p(t, m - 1) * static_cast<double>(hi - lo));
       if (pv < best_p) best_p = pv, best_side = sd_side;
     }
@@ -198,22 +207,20 @@ ShortPaced split_short_paced(const std::vector<PauseScan>& scans, const std::vec
   ShortPaced r;
   if (x.size() < 3) return r;
   double m = static_cast<double>(x.size());
-  double s = std::max(a.sd * std::sqrt(m / (m - 1)), 0.1) * std::sqrt(1 + 1 / m);
-  size_t bounded = 0;
+  std::vector<std::pair<const PauseScan*, const Pause*>> bounded;  // the paced pauses not in x
   for (const auto& sc : scans)
-    for (const auto& p : sc.pauses) bounded += sc.paced && !counts(sc, p);
+    for (const auto& p : sc.pauses)
+      if (sc.paced && !counts(sc, p)) bounded.emplace_back(&sc, &p);
   std::vector<double> bounds;
   double worst_p = 0;
-  for (const auto& sc : scans)
-    for (const auto& p : sc.pauses) {
-      if (!sc.paced || counts(sc, p)) continue;
-      double t = (a.mu - std::log(std::max(p.excess_s + p.idle_before_s, 1e-9))) / s;
-      double pv = t > 0 ? std::min(1.0, t_two_sided_p(t, m - 1) / 2 * static_cast<double>(bounded)) : 1.0;
-      if (pv >= 0.01) continue;
-      r.lengths.push_back(length_of(sc, p));
-      bounds.push_back(p.excess_s + p.idle_before_s);
-      worst_p = std::max(worst_p, pv);
-    }
+  for (auto [sc, p] : bounded) {
+    double t = -prediction_t(std::log(std::max(p->excess_s + p->idle_before_s, 1e-9)), a, m, 0.1);
+    double pv = t > 0 ? std::min(1.0, t_two_sided_p(t, m - 1) / 2 * static_cast<double>(bounded.size())) : 1.0;
+    if (pv >= 0.01) continue;
+    r.lengths.push_back(length_of(*sc, *p));
+    bounds.push_back(p->excess_s + p->idle_before_s);
+    worst_p = std::max(worst_p, pv);
+  }
   if (r.lengths.empty()) return r;
   Component b = one_normal(r.lengths);
   b.sd = std::max(b.sd, a.sd);  // a few bounded lengths say little of their spread
