@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -312,6 +313,7 @@ void fit_stalls(const Sorted& s, bool in_fs, const Options& o, Calibration& c) {
       continue;
     }
     PauseScan p = scan_pauses(*x);
+    p.fs_waits_modelled = meta_of(*x, "userspace") == "0" && std::atof(meta_of(*x, "journal_commit_ms").c_str()) > 0;
     if (p.rhythm > 0)
       rhythm.push_back(fmt::format("{} ({} of {} writes slow, one every {})", base_name(x->name), p.rhythm_slow,
                                    p.writes, p.rhythm));
@@ -332,6 +334,12 @@ void fit_stalls(const Sorted& s, bool in_fs, const Options& o, Calibration& c) {
   if (!o.device_activity.empty()) {
     DevicePauseScan dev = scan_device_pauses(o.device_activity, o.device_period_s);
     size_t n = apply_device_lengths(scans, dev, o.device_period_s);
+    if (size_t fs = drop_filesystem_waits(scans, dev, o.device_period_s); fs > 0)
+      c.notes.push_back(fmt::format(
+          "stalls: {} pause(s) the writes met through the journaled filesystem are no stop of the device (it went "
+          "on completing, or idled): the filesystem's own waits, which the model's journal and page cache make "
+          "themselves; left out of the pause fit",
+          fs));
     std::vector<double> after, before;  // the matched pauses' lengths: the device's, the writes'
     size_t all = 0;
     for (const auto& sc : scans)

@@ -511,6 +511,8 @@ R run_characterize(const CharacterizeConfig& cfg) {
     meta["target"] = rep.target;
     meta["userspace"] = rep.fs.userspace ? "1" : "0";
     if (rep.fs.driver_io != DriverIo::Unknown) meta["driver_io"] = driver_io_name(rep.fs.driver_io);
+    if (!rep.fs.userspace && rep.fs.journal_commit_s > 0)
+      meta["journal_commit_ms"] = fmt::format("{:g}", rep.fs.journal_commit_s * 1e3);
     traces.push_back({name + ".csv", {std::move(meta), {}}});
     cur = &traces.back();
     report("", 0);

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Every kept trace set that has characterize's own profile beside it, fitted again
+# by one build's `calibrate` (with the device's own activity where it was kept), the
+# fit's stall keys set on that profile, and `capacity` for the rig truth's recorder
+# at 1 and 4 MiB (bench/fit_capacity.sh). A/B a change to the pause fit by running it
+# with two builds (a few minutes each, no rigs):
+#   STREAMDISK=/path/to/other/build/cli/streamdisk bench/refit_kept.sh OUT
+# Prints "SET BUFFER VALUE UNIT" per line; the fits and their reports go in OUT/SET.*.
+S=${STREAMDISK:-build/cli/streamdisk}
+out=${1:?usage: bench/refit_kept.sh OUT}
+mkdir -p "$out"
+b=bench
+sets="s25-btrfsgc:$b/rig_truth.s25/traces-btrfsgc:$b/rig_truth.s25/predict-btrfsgc.toml
+s25-ntfs:$b/rig_truth.s25/traces-ntfs:$b/rig_truth.s25/predict-ntfs.toml
+s25-stalls:$b/rig_truth.s25/traces-stalls:$b/rig_truth.s25/predict-stalls.toml
+s26-btrfsgc:$b/rig_truth.s26/traces-btrfsgc:$b/rig_truth.s26/predict-btrfsgc.toml
+s26-fuse:$b/rig_truth.s26/traces-fuse:$b/rig_truth.s26/predict-fuse.toml
+s26-fuse-first:$b/rig_truth.s26/first-run/traces-fuse:$b/rig_truth.s26/first-run/predict-fuse.toml
+s26-fusecache:$b/rig_truth.s26/traces-fusecache:$b/rig_truth.s26/predict-fusecache.toml
+s26-xfscache:$b/rig_truth.s26/traces-xfscache:$b/rig_truth.s26/predict-xfscache.toml
+s29-fuse400:$b/rig_truth.s29/traces-fuse400:$b/rig_truth.s29/fuse400.toml
+s30-ntfs:$b/rig_truth.s30/ntfs/traces:$b/rig_truth.s30/ntfs/char.toml
+s31-stalls-3:$b/rig_truth.s31/stalls-3/traces:$b/rig_truth.s31/stalls-3/char.toml"
+for line in $sets; do
+  IFS=: read -r name traces char <<<"$line"
+  dev=()
+  [ -f "$traces/device-activity.log" ] && dev=(--device-activity "$traces/device-activity.log")
+  "$S" calibrate "$traces"/*.csv "${dev[@]}" -o "$out/$name.toml" >"$out/$name.txt" 2>&1 ||
+    { echo "$name: calibrate failed (see $out/$name.txt)"; continue; }
+  STREAMDISK=$S bench/fit_capacity.sh "$char" "$out/$name.toml" | while read -r buf r; do echo "$name $buf $r"; done
+done
