@@ -3,9 +3,11 @@
 # by one build's `calibrate` (with the device's own activity where it was kept), the
 # fit's stall keys set on that profile, and `capacity` for the rig truth's recorder
 # at 1 and 4 MiB (bench/fit_capacity.sh). A/B a change to the pause fit by running it
-# with two builds (a few minutes each, no rigs):
+# with two builds (under a minute each, no rigs):
 #   STREAMDISK=/path/to/other/build/cli/streamdisk bench/refit_kept.sh OUT
 # Prints "SET BUFFER VALUE UNIT" per line; the fits and their reports go in OUT/SET.*.
+# A set is NAME:DIR[,DIR...]:CHARACTERIZE_PROFILE[:JOURNAL_COMMIT_MS] (the last for ext4
+# traces kept before their headers said so).
 S=${STREAMDISK:-build/cli/streamdisk}
 out=${1:?usage: bench/refit_kept.sh OUT}
 mkdir -p "$out"
@@ -20,12 +22,19 @@ s26-fusecache:$b/rig_truth.s26/traces-fusecache:$b/rig_truth.s26/predict-fusecac
 s26-xfscache:$b/rig_truth.s26/traces-xfscache:$b/rig_truth.s26/predict-xfscache.toml
 s29-fuse400:$b/rig_truth.s29/traces-fuse400:$b/rig_truth.s29/fuse400.toml
 s30-ntfs:$b/rig_truth.s30/ntfs/traces:$b/rig_truth.s30/ntfs/char.toml
-s31-stalls-3:$b/rig_truth.s31/stalls-3/traces:$b/rig_truth.s31/stalls-3/char.toml"
+s31-stalls-3:$b/rig_truth.s31/stalls-3/traces:$b/rig_truth.s31/stalls-3/char.toml
+s31-stalls-3-journal:$b/rig_truth.s31/stalls-3/traces:$b/rig_truth.s31/stalls-3/char.toml:5000
+s32-stalls-1:tests/rig/traces/stalls,$b/rig_truth.s32/stalls-1/traces:$b/rig_truth.s32/stalls-1/char.toml"
 for line in $sets; do
-  IFS=: read -r name traces char <<<"$line"
-  dev=()
-  [ -f "$traces/device-activity.log" ] && dev=(--device-activity "$traces/device-activity.log")
-  "$S" calibrate "$traces"/*.csv "${dev[@]}" -o "$out/$name.toml" >"$out/$name.txt" 2>&1 ||
+  IFS=: read -r name dirs char journal <<<"$line"
+  traces=() dev=()
+  for d in ${dirs//,/ }; do  # a set may lie in more than one directory
+    traces+=("$d"/*.csv)
+    [ -f "$d/device-activity.log" ] && dev=(--device-activity "$d/device-activity.log")
+  done
+  # ext4 traces kept before their headers said so (the rig's mount: commit every 5 s)
+  [ -n "$journal" ] && dev+=(--journal-commit-ms "$journal")
+  "$S" calibrate "${traces[@]}" "${dev[@]}" -o "$out/$name.toml" >"$out/$name.txt" 2>&1 ||
     { echo "$name: calibrate failed (see $out/$name.txt)"; continue; }
   STREAMDISK=$S bench/fit_capacity.sh "$char" "$out/$name.toml" | while read -r buf r; do echo "$name $buf $r"; done
 done

@@ -313,7 +313,8 @@ void fit_stalls(const Sorted& s, bool in_fs, const Options& o, Calibration& c) {
       continue;
     }
     PauseScan p = scan_pauses(*x);
-    p.fs_waits_modelled = meta_of(*x, "userspace") == "0" && std::atof(meta_of(*x, "journal_commit_ms").c_str()) > 0;
+    p.fs_waits_modelled = meta_of(*x, "userspace") == "0" &&
+                          (std::atof(meta_of(*x, "journal_commit_ms").c_str()) > 0 || o.journal_commit_ms > 0);
     if (p.rhythm > 0)
       rhythm.push_back(fmt::format("{} ({} of {} writes slow, one every {})", base_name(x->name), p.rhythm_slow,
                                    p.writes, p.rhythm));

@@ -33,6 +33,10 @@ struct Options {
   std::vector<BlockSample> device_activity;
   double device_period_s = 0;
   std::string device_activity_file;  // or from this file (calibrate --device-activity)
+  // > 0: the traces went through a kernel filesystem with a journal the model
+  // runs, whatever their headers say (calibrate --journal-commit-ms: traces
+  // written before they carried journal_commit_ms).
+  double journal_commit_ms = 0;
 };
 
 // A parameter no input informs, and the sweep that would.

@@ -40,8 +40,15 @@ Handler setup_calibrate(CLI::App& sub) {
     sub.add_option(name, *list, help)->check(path_check());
   sub.add_option("--device-activity", a->opt.device_activity_file,
                  "The block device's own activity during the traces (device-activity.log, kept by characterize "
-                 "--keep-traces): the pauses the writes met take their lengths from the device's own stops")
+                 "--keep-traces): the pauses the writes met take their lengths from the device's own stops, and "
+                 "through a journaled filesystem (traces with journal_commit_ms) the waits that are no stop of the "
+                 "device are left out (the model's journal makes them)")
       ->check(path_check());
+  sub.add_option("--journal-commit-ms", a->opt.journal_commit_ms,
+                 "The traces went through a kernel filesystem whose journal commits this often (ext3/ext4: 5000 "
+                 "unless mounted with commit=), for traces whose header does not say so (written before streamdisk "
+                 "recorded it): with --device-activity, its own waits are left out of the pause fit")
+      ->check(decimal_check() & CLI::Range(1.0, 3.6e6));
   sub.add_option("--layer", a->layer, "Write only this layer: device, filesystem or host")
       ->check(CLI::IsMember({"device", "filesystem", "host"}));
   sub.add_option("--base", a->opt.base,

@@ -748,6 +748,22 @@ std::vector<BlockSample> sample_device(const DeviceRun& d, uint64_t seed) {
   return s;
 }
 
+// A device's busy gaps over 60 s (its log covering 0..60 s): ordinary gaps of
+// 0.1 s, stops of 1.2 s at 15 s and 1.3 s at 25.05 s, a 40 ms hiccup at 45 s.
+DevicePauseScan two_stops_and_a_hiccup() {
+  DevicePauseScan dev;
+  for (int ms = 0; ms < 60000;) {  // whole milliseconds: the stops' times are exact
+    int gap = 100;
+    double excess = 0;
+    for (auto [at, g, e] : {std::tuple{15000, 1250, 1.2}, std::tuple{25050, 1350, 1.3}, std::tuple{45000, 140, 0.04}})
+      if (ms == at) gap = g, excess = e;
+    dev.gaps.push_back({ms / 1e3, gap / 1e3, excess});
+    ms += gap;
+  }
+  dev.busy_gaps = dev.gaps.size(), dev.from_s = 0, dev.to_s = 60;
+  return dev;
+}
+
 }  // namespace
 
 TEST_CASE("the device's own completions show its pauses whole, and idle spells are no pause", "[calibrate][stalls]") {
@@ -795,17 +811,9 @@ TEST_CASE("the pauses flat-out writes met take the device's own lengths, each st
   PauseScan paced = flat;
   paced.name = "paced-0.5.csv";
   paced.paced = true;
-  DevicePauseScan dev;
   // Every busy gap counts, over the scan's threshold or not (the writer's
   // pause says there was one): ordinary gaps of 0.1 s around the stops.
-  for (int ms = 0; ms < 60000;) {  // whole milliseconds: the stops' times are exact
-    int gap = 100;
-    double excess = 0;
-    for (auto [at, g, e] : {std::tuple{15000, 1250, 1.2}, std::tuple{25050, 1350, 1.3}, std::tuple{45000, 140, 0.04}})
-      if (ms == at) gap = g, excess = e;
-    dev.gaps.push_back({ms / 1e3, gap / 1e3, excess});
-    ms += gap;
-  }
+  DevicePauseScan dev = two_stops_and_a_hiccup();
   std::vector<PauseScan> scans = {flat, paced};
   size_t n = apply_device_lengths(scans, dev, 0.002);
   CHECK(n == 2);
@@ -830,16 +838,7 @@ TEST_CASE("pauses through a journaled filesystem that are no stop of the device 
   // the log covering 0..60 s. A paced trace (first write at 10 s) met both
   // stops partway, waited 0.4 s where the device went on completing, 0.5 s
   // beside the hiccup, and 0.3 s after the log ends.
-  DevicePauseScan dev;
-  for (int ms = 0; ms < 60000;) {
-    int gap = 100;
-    double excess = 0;
-    for (auto [at, g, e] : {std::tuple{15000, 1250, 1.2}, std::tuple{25050, 1350, 1.3}, std::tuple{45000, 140, 0.04}})
-      if (ms == at) gap = g, excess = e;
-    dev.gaps.push_back({ms / 1e3, gap / 1e3, excess});
-    ms += gap;
-  }
-  dev.busy_gaps = dev.gaps.size(), dev.from_s = 0, dev.to_s = 60;
+  DevicePauseScan dev = two_stops_and_a_hiccup();
   PauseScan paced;
   paced.name = "paced-0.5.csv";
   paced.paced = true;
