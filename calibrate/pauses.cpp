@@ -116,9 +116,11 @@ std::vector<Component> two_normals(std::vector<double> x) {
 // stopped once it cannot come out below kMixtureP. With a dozen lengths of
 // nearly one length, chance clusters make a mixture of two narrow
 // components beat one log-normal by BIC (its penalty assumes a ratio that
-// is chi-squared, which it is not for mixtures): the stalls rig's 1.0 s
-// ± 10 % pauses came out as 911 ms sigma 0.026 and 1045 ms sigma 0.023,
-// whose tails stop where the pauses' go on. Deterministic: seeded by n.
+// is chi-squared, which it is not for mixtures): for 11 lengths of one
+// log-normal of sigma 0.07 (the stalls rig's spread) BIC took two narrow
+// populations, whose tails stop where the pauses' go on, in 10 sets of 100
+// (unit test "a mixture must be two clusters apart ..."). Deterministic:
+// seeded by n.
 // Past kBootMax lengths BIC's ln(n) penalty is conservative enough (and the
 // test would cost 199 EM fits of that many): the bootstrap is for small samples.
 constexpr int kBoot = 199;
