@@ -130,8 +130,7 @@ struct MixtureTest {
   int drawn = 0, above = 0;  // samples drawn, those with a ratio at least the one seen
   double p() const { return (above + 1.0) / (drawn + 1.0); }
 };
-MixtureTest mixture_lr_test(const std::vector<double>& x, double seen) {
-  Component one = one_normal(x);
+MixtureTest mixture_lr_test(const std::vector<double>& x, const Component& one, double seen) {
   SplitMix64 rng = SplitMix64::seeded(x.size(), 0x6d6978);
   std::vector<double> y(x.size());
   MixtureTest t;
@@ -542,12 +541,17 @@ DevicePauseScan scan_device_pauses(const std::vector<BlockSample>& samples, doub
 }
 
 namespace {
+// The write(s) pause p of scan s held, on the device log's clock: start, end.
+std::pair<double, double> held(const PauseScan& s, const Pause& p) {
+  double w0 = s.start_s + p.at_s;
+  return {w0, w0 + p.write_s + p.excess_s};
+}
 // The device's stop under pause p of scan s: the busy gap overlapping the
 // held write(s) with the largest excess, if that excess is at least half
 // what the writer saw and 4 sample periods (a device hiccup beside a longer
 // wait of the writer's is not the same event); gaps.size() if none.
 size_t stop_under(const PauseScan& s, const Pause& p, const std::vector<DevicePause>& gaps, double sample_period_s) {
-  double w0 = s.start_s + p.at_s, w1 = w0 + p.write_s + p.excess_s;  // the held write(s)
+  auto [w0, w1] = held(s, p);
   // The gaps overlapping the held write: they are in time order.
   auto first = std::lower_bound(gaps.begin(), gaps.end(), w0,
                                 [](const DevicePause& d, double t) { return d.at_s + d.gap_s <= t; });
@@ -568,7 +572,7 @@ size_t drop_filesystem_waits(std::vector<PauseScan>& scans, const DevicePauseSca
     if (!s.fs_waits_modelled) continue;
     size_t before = s.pauses.size();
     std::erase_if(s.pauses, [&](const Pause& p) {
-      double w0 = s.start_s + p.at_s, w1 = w0 + p.write_s + p.excess_s;
+      auto [w0, w1] = held(s, p);
       bool covered = device.from_s <= w0 && w1 <= device.to_s;
       return covered && !p.device && stop_under(s, p, device.gaps, sample_period_s) == device.gaps.size();
     });
@@ -925,11 +929,10 @@ StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans, bool behi
       // outliers, tested below.
       double ashman = std::sqrt(2.0) * std::fabs(two[0].mu - two[1].mu) / std::hypot(two[0].sd, two[1].sd);
       double lr = 2 * (mix_loglik(x, two) - mix_loglik(x, model));
-      const bool tested = ashman > 2 && x.size() <= kBootMax;
-      MixtureTest test = tested ? mixture_lr_test(x, lr) : MixtureTest{};
+      MixtureTest test;
       if (ashman <= 2)
         mixture_why = fmt::format("a mixture's populations would overlap (Ashman's D {:.2f}, over 2 needed)", ashman);
-      else if (tested && test.p() >= kMixtureP)
+      else if (x.size() <= kBootMax && (test = mixture_lr_test(x, model[0], lr)).p() >= kMixtureP)
         mixture_why = fmt::format("the mixture fits better (likelihood ratio {:.1f}), but as well as that by chance "
                                   "in {} of {} samples of {} lengths drawn from one log-normal (parametric bootstrap; "
                                   "under {:.0f} % needed)",

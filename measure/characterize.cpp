@@ -502,19 +502,22 @@ R run_characterize(const CharacterizeConfig& cfg) {
   // fails (a profile from cut-short phases would be wrong without saying so).
   std::string full_in;
   auto go = [&] { return !cancelled() && full_in.empty(); };
+  // A new trace, its header the phase's keys and what every trace says of the target.
+  auto new_trace = [&](const std::string& file, std::map<std::string, std::string> meta) {
+    meta["tool"] = "streamdisk characterize";
+    meta["target"] = rep.target;
+    meta["userspace"] = rep.fs.userspace ? "1" : "0";
+    if (rep.fs.driver_io != DriverIo::Unknown) meta["driver_io"] = driver_io_name(rep.fs.driver_io);
+    if (std::string j = journal_commit_meta(rep.fs); !j.empty()) meta["journal_commit_ms"] = j;
+    traces.push_back({file, {std::move(meta), {}}});
+    cur = &traces.back();
+  };
   auto begin_phase = [&](const std::string& name, double planned, double after,
                          std::map<std::string, std::string> meta) {
     phase_name = name;
     phase_end_plan = t.clock->now() + planned;
     later_plan = after;
-    meta["tool"] = "streamdisk characterize";
-    meta["target"] = rep.target;
-    meta["userspace"] = rep.fs.userspace ? "1" : "0";
-    if (rep.fs.driver_io != DriverIo::Unknown) meta["driver_io"] = driver_io_name(rep.fs.driver_io);
-    if (!rep.fs.userspace && rep.fs.journal_commit_s > 0)
-      meta["journal_commit_ms"] = fmt::format("{:g}", rep.fs.journal_commit_s * 1e3);
-    traces.push_back({name + ".csv", {std::move(meta), {}}});
-    cur = &traces.back();
+    new_trace(name + ".csv", std::move(meta));
     report("", 0);
   };
   auto env_for = [&]() {
@@ -698,11 +701,10 @@ R run_characterize(const CharacterizeConfig& cfg) {
                 {{"sweep", "interleaved"}, {"phase", "sequential"}, {"direct", "1"}});
     SweepEnv env = env_for();
     InterleavedResult r = run_interleaved_write(env, s, [&] {
-      traces.push_back({"interleaved.csv",
-                        {{{"tool", "streamdisk characterize"}, {"sweep", "interleaved"}, {"phase", "interleaved"},
-                          {"files", std::to_string(s.files)}, {"direct", "1"}, {"target", rep.target}},
-                         {}}});
-      cur = &traces.back();
+      new_trace("interleaved.csv", {{"sweep", "interleaved"},
+                                    {"phase", "interleaved"},
+                                    {"files", std::to_string(s.files)},
+                                    {"direct", "1"}});
     });
     add_phase("interleaved", t0, b0,
               fmt::format("{} per write to one file, {} round-robin to {} files", format_duration(r.sequential_op_s),

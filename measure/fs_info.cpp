@@ -153,6 +153,10 @@ double journal_commit_seconds(std::string_view fstype, std::string_view opts) {
   return commit;
 }
 
+std::string journal_commit_meta(const FsInfo& fs) {
+  return !fs.userspace && fs.journal_commit_s > 0 ? fmt::format("{:g}", fs.journal_commit_s * 1e3) : "";
+}
+
 FsInfo fs_info(const std::string& dir) {
   FsInfo info;
   std::error_code ec;

@@ -78,5 +78,8 @@ DirtyShare dirty_share(const std::string& dev_dir, const std::string& debugfs = 
 // The journal commit interval of a mount: ext3/ext4 commit every `commit=`
 // seconds (mount option), 5 by default (kernel ext4 docs); 0 for the others.
 double journal_commit_seconds(std::string_view fstype, std::string_view super_options);
+// A trace header's journal_commit_ms for the filesystem (docs/formats.md): the
+// commit interval of a kernel filesystem with a journal ("5000"), else "".
+std::string journal_commit_meta(const FsInfo& fs);
 
 }  // namespace sd

@@ -275,9 +275,7 @@ std::map<std::string, std::string> trace_meta(const MeasureConfig& c, const Targ
           // how that driver writes to its device (fs_info.h): "" if not known
           {"driver_io", t.real ? driver_io_name(t.real->fs().driver_io) : ""},
           // a kernel filesystem's journal commit interval (ext3/ext4), "" if none
-          {"journal_commit_ms", t.real && !t.real->fs().userspace && t.real->fs().journal_commit_s > 0
-                                    ? fmt::format("{:g}", t.real->fs().journal_commit_s * 1e3)
-                                    : ""},
+          {"journal_commit_ms", t.real ? journal_commit_meta(t.real->fs()) : ""},
           {"fsync", out.fsync},
           {"command", c.command_line}};
 }
