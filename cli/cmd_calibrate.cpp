@@ -68,6 +68,7 @@ Handler setup_calibrate(CLI::App& sub) {
       "Examples:\n"
       "  streamdisk calibrate sweep.csv sustained.csv fill.csv -o my-ssd.toml\n"
       "  streamdisk calibrate traces/*.csv --device-activity traces/device-activity.log -o stick.toml\n"
+      "  streamdisk calibrate old/*.csv --device-activity old/device-activity.log --journal-commit-ms 5000 -o ext4.toml\n"
       "  streamdisk calibrate --fio-lat-log w_lat.1.log --name usb-stick -o usb-stick.toml\n"
       "  streamdisk calibrate --table data/tables/doc001-read.csv --base samsung-960evo-250g -o ssd.toml --json\n"
       "  streamdisk calibrate exfat-sweep.csv --baseline ext4-sweep.csv --layer filesystem -o exfat.toml");
