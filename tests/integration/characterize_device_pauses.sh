@@ -67,7 +67,12 @@ check(dp.get("matched", 0) >= 5 and rig > 0 and abs(m / rig - 1) <= 0.25,
 # least half the rig's median count: the loop device's own unevenness shows "stops" up
 # to ~0.35 s, and the list holds stops down to half the fitted median. A stop the rig
 # never made is a process of the rig's starved of CPU (nbdkit, nbdfuse): one, or a
-# fifth of them, is allowed.
+# fifth of them, is allowed. A stop that began up to 0.2 s into its rig pause is held
+# against what was left of the pause from its start. One whole stop may fall to half of
+# it: a CI run under parallel builds showed one at 0.70 among 19 of 0.84-1.12 (a
+# starved nbdkit lets the rate filter's lost time through in one burst); the median
+# must stay at 0.85 or more, which a writer's own view of the pauses (0.55-0.77 of
+# them behind the page cache) does not reach.
 stops = [(a, l) for a, l in zip(dp.get("at_s", []), dp.get("lengths_s", [])) if l >= 0.5 * rig / 1e3]
 def pairs(off, within):
     return [a - r for a, _ in stops for r, _ in rig_pauses if abs(a - r - off) < within]
@@ -80,12 +85,15 @@ for a, l in stops:
         stray.append(f"{a:.2f} s: {l * 1e3:.0f} ms")
         continue
     r, L = near[0]
-    if a - off - r < 0.2: whole.append(l / L)
+    if a - off - r < 0.2: whole.append(l / (L - max(0.0, a - off - r)))
     else: late += 1
     if a - off + l > r + L + 0.2: over.append(f"{l * 1e3:.0f} ms from {a - off - r:+.2f} s for {L * 1e3:.0f} ms")
-check(len(whole) >= 4 and all(x >= 0.75 for x in whole),
+short = [x for x in whole if x < 0.75]
+check(len(whole) >= 4 and len(short) <= 1 and all(x >= 0.5 for x in whole)
+      and statistics.median(whole) >= 0.85,
       f"{len(whole)} of the device's {len(stops)} stops began with a rig pause and lasted "
-      f"{', '.join(f'{x:.2f}' for x in sorted(whole))} of it (0.75 or more each); {late} began later, the device idle")
+      f"{', '.join(f'{x:.2f}' for x in sorted(whole))} of what was left of it (median 0.85 or more, "
+      f"at most one under 0.75, none under 0.5); {late} began later, the device idle")
 check(len(stray) <= max(1, len(stops) // 5),
       f"the stops are the rig's pauses ({len(stray)} of {len(stops)} not: {', '.join(stray[:3])}; at most one or a fifth)")
 check(not over, f"no stop outlasts its rig pause by more than 0.2 s ({', '.join(over[:3])})")
