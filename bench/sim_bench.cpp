@@ -13,7 +13,8 @@
 //      2 h at 48 kHz x 16-bit W64, 1 MiB buffer, with the spread over the estimates' ranges
 //      (sim/capacity_spread.h): wall and CPU with the shortcuts, and with every write through the model
 //      (RecorderConfig::step_steady off: the steady stretches not stepped over; answers must be identical);
-//      then document 003's stack alone
+//      the buyer's own question, 24 channels needed, with --enough 48 (CapacityQuery::enough: every
+//      answer must be the uncapped table's up to 48); then document 003's stack alone
 //      (rpi4-buster-ultrafit-exfat, 12 ranged parameters) with the shortcuts against the plain
 //      computation (speed-up; answers must be identical); the table also without failing seeds first
 //      (SpreadShortcuts::failing_first: answers must be identical).
@@ -24,7 +25,7 @@
 //   (characterize's headline, 60 s raw, 256 KiB blocks, 4 MiB and 1 MiB), estimate against CPU.
 //    Speed figures depend on the machine's load: run it with `uptime` beside it.
 // Run: build/bench/sim_bench   (or cmake --build build --target bench); build/bench/sim_bench capacity: lines 5-8
-// only; build/bench/sim_bench spread: lines 9-14 only; build/bench/sim_bench cost; build/bench/sim_bench perstack:
+// only; build/bench/sim_bench spread: lines 9-15 only; build/bench/sim_bench cost; build/bench/sim_bench perstack:
 // line 9's table stack by stack (CPU, searches, recordings, full-length recordings' worth: where its time goes), each
 // also with every write through the model (the steady stretches' speed-up per stack)
 #include <algorithm>
@@ -266,7 +267,7 @@ RecorderConfig buyers_config(double seconds = 7200) {
 }
 
 SpreadTiming buyers_table(const std::vector<Profile>& profiles, SpreadShortcuts sc, bool step_steady = true,
-                          double seconds = 7200) {
+                          double seconds = 7200, double enough = 0) {
   RecorderConfig c = buyers_config(seconds);
   c.step_steady = step_steady;
   std::vector<const Profile*> ptrs;
@@ -274,6 +275,7 @@ SpreadTiming buyers_table(const std::vector<Profile>& profiles, SpreadShortcuts 
   for (const auto& p : profiles) {
     CapacityQuery q;
     q.base = c;
+    q.enough = enough;
     ptrs.push_back(&p);
     queries.push_back(q);
   }
@@ -322,6 +324,23 @@ void spread_tables() {
              "W64, 1 MiB: {:.2f} s wall, {:.2f} s CPU (CPU/wall {:.2f}; {} spread searches, {} answers reused, {} "
              "recordings; target < 2 s)\n",
              table.size(), all.wall, all.cpu, all.cpu / all.wall, all.cost.searches, all.cost.reused, all.cost.runs);
+  // The buyer's own question (docs/tutorials/buyers-table.md): 24 channels
+  // needed, so twice that is enough. Each answer must be the uncapped one's,
+  // up to 48: min(answer, 48) at every end of every range.
+  SpreadTiming need = buyers_table(table, {}, true, 7200, 48);
+  bool capped_same = need.spreads.size() == all.spreads.size();
+  int at_enough = 0;
+  for (size_t i = 0; capped_same && i < all.spreads.size(); ++i) {
+    const Spread &a = all.spreads[i], &b = need.spreads[i];
+    auto cap = [](double v) { return std::min(v, 48.0); };
+    capped_same = b.nominal == cap(a.nominal) && b.low == cap(a.low) && b.high == cap(a.high);
+    at_enough += b.low >= 48;
+  }
+  fmt::print("  the buyer's question, 24 channels needed, --enough 48: {:.2f} s wall, {:.2f} s CPU ({:.1f}x faster "
+             "wall, {:.1f}x CPU; {} recordings; target < 2 s); {} stacks record >= 48 at every end of every range; "
+             "every answer the uncapped table's up to 48: {}\n",
+             need.wall, need.cpu, all.wall / need.wall, all.cpu / need.cpu, need.cost.runs, at_enough,
+             capped_same ? "yes" : "NO (a bug)");
   SpreadTiming every = buyers_table(table, {}, false);
   fmt::print("  every write through the model (no steady stretches stepped over, RecorderConfig::step_steady): {:.2f} "
              "s wall, {:.2f} s CPU: {:.2f}x the CPU, {:.2f}x the wall; answers {}\n",

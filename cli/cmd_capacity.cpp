@@ -33,6 +33,7 @@ struct CapArgs {
   bool json = false;
   bool no_spread = false;
   bool sort = false;
+  std::string enough;  // --enough: in the target's units
 };
 
 std::string percent(double f) { return fmt::format("{:g} %", 100 * f); }
@@ -76,10 +77,41 @@ Result<std::vector<Profile>> profiles_of(const CapArgs& a) {
   return profiles;
 }
 
+// --enough in the searched quantity's units: channels, samples/s or bytes (0: not given).
+Result<double> enough_of(const CapArgs& a, CapacityTarget target) {
+  using R = Result<double>;
+  if (a.enough.empty()) return 0.0;
+  switch (target) {
+    case CapacityTarget::Channels: {
+      auto v = parse_count(a.enough);
+      if (!v || *v < 1 || *v > 100000 || std::floor(*v) != *v)
+        return R::error(fmt::format("--enough '{}': with --find channels give a whole channel count from 1 to "
+                                    "100000, such as 48",
+                                    a.enough));
+      return *v;
+    }
+    case CapacityTarget::SampleRate: {
+      auto v = parse_count(a.enough);
+      if (!v || !(*v >= 1) || *v > 1e11)
+        return R::error(fmt::format("--enough '{}': with --find sample-rate give samples per second, such as 96k "
+                                    "or 160M",
+                                    a.enough));
+      return *v;
+    }
+    case CapacityTarget::Buffer: {
+      auto v = parse_size(a.enough);
+      if (!v || !(*v >= 1))
+        return R::error(fmt::format("--enough '{}': with --find buffer give a buffer size, such as 64KiB", a.enough));
+      return *v;
+    }
+  }
+  return 0.0;
+}
+
 // Refuses a search that would take hours, before it starts (sim/cost.h).
 Status check_cost(const CapArgs& a, const std::vector<const Profile*>& all, const RecorderConfig& cfg,
-                  int max_seeds, CapacityTarget target) {
-  return check_capacity_cost(all, cfg, max_seeds, !a.no_spread, {}, target);
+                  int max_seeds, CapacityTarget target, double enough) {
+  return check_capacity_cost(all, cfg, max_seeds, !a.no_spread, {}, target, enough);
 }
 
 // The searches and their spreads, with a progress line on a terminal.
@@ -91,7 +123,7 @@ Result<CapacityTable> run_searches(const CapArgs& a, const std::vector<Profile>&
     if (!mo) return mo.status();
     CapacityQuery q;
     q.base = t.recording, q.target = t.target, q.criterion = t.criterion, q.model = *mo, q.probes = a.probes;
-    q.threads = a.threads;
+    q.threads = a.threads, q.enough = t.enough;
     queries.push_back(std::move(q));
     ptrs.push_back(&p);
   }
@@ -148,6 +180,12 @@ Handler setup_capacity(CLI::App& sub) {
                "Skip the spread: by default each search is repeated with each estimated parameter at either end of "
                "its range, and the answer is reported as a range with the most likely value");
   sub.add_flag("--sort", a->sort, "Sort the profiles by the answer, best first (a buyer's table)");
+  sub.add_option("--enough", a->enough,
+                 "What is enough: the search goes no further than this many channels (--find channels), this "
+                 "sample rate (sample-rate) or this buffer (buffer: no smaller), and an answer there reads '>= 48' "
+                 "('<= 64KiB'). A buyer who needs 24 channels asks --enough 48: an SSD then costs one 48-channel "
+                 "recording, not a search up to the 1,900 it could record")
+      ->type_name("VALUE");
   sub.footer(
       "Criterion: the answer is the highest value at which P(>=1 overrun or early stop over the whole\n"
       "recording) < --max-overrun-probability. Stalls are the only randomness: each candidate runs seeds\n"
@@ -162,7 +200,7 @@ Handler setup_capacity(CLI::App& sub) {
       "  streamdisk capacity -p usrp-2974 --find sample-rate -c 2 -b 16 --buffer 256MiB -d 10min\n"
       "  streamdisk capacity -p crio-9014 --find buffer -c 4 -r 51.2k -b 32 -d 20min\n"
       "  streamdisk capacity -p 'rpi4-bullseye+exfat-kernel+*' -p 'rpi4-buster+exfat-fuse+*' -r 48k -b 16 -f w64 \\\n"
-      "      -d 2h --sort          # a buyer's table with ranges (~7 s of CPU)\n\n"
+      "      -d 2h --sort --enough 48    # which stick for 24 channels? A buyer's table with ranges\n\n"
       "Spread: the profiles' estimated parameters carry ranges (docs/profiles.md, 'Ranges'); each search\n"
       "is repeated with each at either end of its range, then at the two corners (corner bounds, 2k + 3\n"
       "searches for k parameters, the same seeds), and the answer is shown as a range with the most likely\n"
@@ -188,8 +226,11 @@ Handler setup_capacity(CLI::App& sub) {
     if (!cfg) return bad_input(cfg.message());
     std::vector<const Profile*> all;
     for (const auto& p : *profiles) all.push_back(&p);
-    if (Status st = check_cost(*a, all, *cfg, crit->max_seeds, *target); !st.ok()) return bad_input(st.message());
-    auto table = run_searches(*a, *profiles, {*target, *crit, *cfg, !a->no_spread, {}});
+    auto enough = enough_of(*a, *target);
+    if (!enough) return bad_input(enough.message());
+    if (Status st = check_cost(*a, all, *cfg, crit->max_seeds, *target, *enough); !st.ok())
+      return bad_input(st.message());
+    auto table = run_searches(*a, *profiles, {*target, *crit, *cfg, !a->no_spread, *enough, {}});
     if (!table) return bad_input(table.message());
     if (a->sort) sort_best_first(*table);
     if (a->json) fmt::print("{}\n", capacity_json(*table).dump(2));

@@ -23,6 +23,9 @@
 namespace sd {
 namespace {
 
+// Why the search went no further when it stopped at CapacityQuery::enough.
+constexpr const char* kEnoughReason = "not searched (--enough)";
+
 // One seed's run, reduced to what the criterion needs.
 struct SeedOutcome {
   bool fail = false;
@@ -479,6 +482,7 @@ Result<CapacityResult> find_capacity(const Profile& p, const CapacityQuery& q) {
     case CapacityTarget::Channels: {
       double per_ch = st.sample_rate * st.sample_bytes();
       double hi = q.max_channels;
+      if (q.enough > 0) hi = std::min(hi, std::max(1.0, std::floor(q.enough)));
       // More payload than the free space cannot pass: never simulate it.
       bool space_bound = std::isfinite(space) && std::floor(space / (frames * st.sample_bytes())) < hi;
       if (space_bound) hi = std::max(1.0, std::floor(space / (frames * st.sample_bytes())));
@@ -495,7 +499,10 @@ Result<CapacityResult> find_capacity(const Profile& p, const CapacityQuery& q) {
       };
       search(q.guess > 0 ? q.guess : std::floor(rate / per_ch), 1, hi, true, true, speculate, aim_s, eval,
              prefetch(cfg_of), out);
-      if (out.at_search_limit) out.limited_by = space_bound ? "free space" : "search limit";
+      if (out.at_search_limit) {
+        out.reached_enough = !space_bound && q.enough > 0 && hi < q.max_channels;
+        out.limited_by = space_bound ? "free space" : out.reached_enough ? kEnoughReason : "search limit";
+      }
       std::vector<uint32_t> probes = q.probes.empty() ? default_probes(out, s.candidates(), q.max_channels) : q.probes;
       for (uint32_t ch : probes) {
         if (space_bound && ch > hi) {  // more payload than free space: fails on every seed, exactly
@@ -513,6 +520,7 @@ Result<CapacityResult> find_capacity(const Profile& p, const CapacityQuery& q) {
     }
     case CapacityTarget::SampleRate: {
       double hi = 1e11;
+      if (q.enough > 0) hi = std::min(hi, q.enough);
       bool space_bound = std::isfinite(space) && space / (cfg.duration_s * st.frame_bytes()) < hi;
       if (space_bound) hi = space / (cfg.duration_s * st.frame_bytes());
       auto cfg_of = [&](double r) {
@@ -523,7 +531,10 @@ Result<CapacityResult> find_capacity(const Profile& p, const CapacityQuery& q) {
       auto eval = [&](double r) { return s.evaluate(r, cfg_of(r)); };
       search(q.guess > 0 ? q.guess : rate / st.frame_bytes(), 1, hi, false, true, speculate, 0, eval, prefetch(cfg_of),
              out);
-      if (out.at_search_limit) out.limited_by = space_bound ? "free space" : "search limit";
+      if (out.at_search_limit) {
+        out.reached_enough = !space_bound && q.enough > 0 && hi < 1e11;
+        out.limited_by = space_bound ? "free space" : out.reached_enough ? kEnoughReason : "search limit";
+      }
       break;
     }
     case CapacityTarget::Buffer: {
@@ -536,10 +547,15 @@ Result<CapacityResult> find_capacity(const Profile& p, const CapacityQuery& q) {
         return c;
       };
       auto eval = [&](double b) { return s.evaluate(b, cfg_of(b)); };
-      search(q.guess > 0 ? q.guess : static_cast<double>(cfg.buffer_bytes), std::max(fb, 4096.0), q.max_buffer_bytes,
-             false, false, speculate, 0, eval, prefetch(cfg_of), out);
+      const double lo = std::max({fb, 4096.0, std::min(q.enough, q.max_buffer_bytes)});
+      search(q.guess > 0 ? q.guess : static_cast<double>(cfg.buffer_bytes), lo, q.max_buffer_bytes, false, false,
+             speculate, 0, eval, prefetch(cfg_of), out);
       if (out.found) out.best = std::ceil(out.best / fb) * fb;
-      if (out.at_search_limit) out.limited_by = "search limit";
+      if (out.at_search_limit) {
+        // A passing limit is the small end: it is enough's when enough set it.
+        out.reached_enough = lo > std::max(fb, 4096.0);
+        out.limited_by = out.reached_enough ? kEnoughReason : "search limit";
+      }
       break;
     }
   }
@@ -577,7 +593,8 @@ std::vector<Result<CapacityResult>> find_capacities(const std::vector<const Prof
     order[i] = i;
     const CapacityQuery& q = queries[i];
     if (!check_recorder(q.base).ok() || !check_criterion(q.criterion).ok()) continue;  // fails at once
-    double s = estimate_capacity_search(*profiles[i], q.base, q.criterion.max_seeds, q.verdict_only, q.model, q.target)
+    double s = estimate_capacity_search(*profiles[i], q.base, q.criterion.max_seeds, q.verdict_only, q.model, q.target,
+                                        q.enough)
                    .cpu_seconds();
     if (std::isfinite(s)) cost[i] = s;
   }

@@ -60,6 +60,13 @@ struct CapacityQuery {
   std::vector<uint32_t> probes;
   uint32_t max_channels = 100000;
   double max_buffer_bytes = 64.0 * (1ull << 30);
+  // What is enough (capacity --enough): the search goes no further, so the
+  // most channels or the highest rate it tries is this, the smallest buffer
+  // this (in the target's units; 0: no such limit). An answer there is "at
+  // least" (at most, for a buffer) and says so (CapacityResult::reached_enough):
+  // a buyer who needs 24 channels learns that an SSD records 48 from one
+  // 48-channel recording, not from a search up to the 1,900 it could.
+  double enough = 0;
   unsigned threads = 0;     // 0 = every core (std::thread::hardware_concurrency)
   // Where the search starts: 0 = the analytic sustained rate (the answer if
   // nothing but the rate mattered). A caller that knows a nearby answer (the
@@ -131,6 +138,7 @@ struct CapacityResult {
   double best = 0;
   bool found = false;
   bool at_search_limit = false;  // the search limit itself passed
+  bool reached_enough = false;   // ... and that limit was CapacityQuery::enough: the answer is at least that
   std::string limited_by;        // what stops the next candidate: "overruns", a stop reason
   double first_overrun_s = -1;   // in the failing neighbour's first failing seed, if an overrun
   CandidateStats at_best;        // the answer's own statistics

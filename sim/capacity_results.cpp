@@ -15,13 +15,29 @@ namespace {
 
 std::string best_text(CapacityTarget t, const CapacityResult& r) {
   if (!r.found) return "none";
+  // An answer at --enough is a bound: the search went no further.
+  std::string at = r.reached_enough ? (t == CapacityTarget::Buffer ? "<= " : ">= ") : "";
   switch (t) {
-    case CapacityTarget::Channels: return fmt::format("{:.0f}", r.best);
+    case CapacityTarget::Channels: return at + fmt::format("{:.0f}", r.best);
     case CapacityTarget::SampleRate:
-      return r.best >= 1e6 ? fmt::format("{:.4g} MHz", r.best / 1e6) : fmt::format("{:.4g} kHz", r.best / 1e3);
-    case CapacityTarget::Buffer: return format_size(r.best);
+      return at + (r.best >= 1e6 ? fmt::format("{:.4g} MHz", r.best / 1e6) : fmt::format("{:.4g} kHz", r.best / 1e3));
+    case CapacityTarget::Buffer: return at + format_size(r.best);
   }
   return "?";
+}
+
+// True if a spread's answer `v` is at the table's --enough (a bound, not a value).
+bool at_enough(const CapacityTable& t, double v) {
+  if (!(t.enough > 0) || !(v > 0)) return false;
+  switch (t.target) {
+    case CapacityTarget::Channels: return v >= std::max(1.0, std::floor(t.enough));
+    case CapacityTarget::SampleRate: return v >= t.enough * (1 - 1e-9);
+    case CapacityTarget::Buffer: {
+      double fb = static_cast<double>(t.recording.stream.frame_bytes());
+      return fb > 0 && v <= std::ceil(t.enough / fb) * fb;
+    }
+  }
+  return false;
 }
 
 std::string percent(double f) { return fmt::format("{:g} %", 100 * f); }
@@ -69,6 +85,7 @@ nlohmann::json row_json(const CapacityRow& row) {
           {"band", {{"low", num(r.band_low)}, {"high", num(r.band_high)}}},
           {"at_best", r.found ? stats_json(r.at_best) : nlohmann::json(nullptr)},
           {"limited_by", r.limited_by},
+          {"reached_enough", r.reached_enough},
           {"first_overrun_s", r.first_overrun_s >= 0 ? nlohmann::json(r.first_overrun_s) : nlohmann::json(nullptr)},
           {"random_stalls", r.stalls},
           {"max_seeds", r.max_seeds},
@@ -125,6 +142,7 @@ nlohmann::json capacity_json(const CapacityTable& t) {
           {"file_format", std::string(format_name(cfg.format))},
           {"buffer_bytes", cfg.buffer_bytes},
           {"duration_s", cfg.duration_s},
+          {"enough", t.enough > 0 ? nlohmann::json(t.enough) : nlohmann::json(nullptr)},
           {"results", results}};
 }
 
@@ -164,7 +182,7 @@ std::string capacity_text(const CapacityTable& t) {
   if (t.with_spread) {
     auto value = [&](double v) {
       CapacityResult tmp;
-      tmp.found = v > 0, tmp.best = v;
+      tmp.found = v > 0, tmp.best = v, tmp.reached_enough = at_enough(t, v);
       return best_text(target, tmp);
     };
     out += fmt::format("\nOver the ranges of the profiles' estimates (docs/profiles.md, 'Ranges'):\n");
@@ -175,8 +193,11 @@ std::string capacity_text(const CapacityTable& t) {
       std::string range = sp.low == sp.high ? value(sp.nominal)
                                             : fmt::format("{} - {}, {}", value(sp.low), value(sp.high),
                                                           value(sp.nominal));
+      // Every end at --enough: none of them moves the answer below what is enough.
+      bool all_enough = target == CapacityTarget::Buffer ? at_enough(t, sp.high) : at_enough(t, sp.low);
       out += fmt::format("{:<{}}  {:<28}  {}\n", row.profile, w, range,
-            d ? fmt::format("{} ({})", d->param.name(), measuring_step(d->param)) : "no estimate moves it");
+            d ? fmt::format("{} ({})", d->param.name(), measuring_step(d->param))
+              : all_enough ? "every end reaches --enough" : "no estimate moves it");
     }
     out += fmt::format("method: corner bounds: each search again with each estimated parameter at either end of its "
           "range, then all at their low-answer and at their high-answer ends (2k + 3 searches for k "

@@ -33,6 +33,7 @@ struct CapacityTable {
   CapacityCriterion criterion;
   RecorderConfig recording;  // the searched quantity is the answer's, not this
   bool with_spread = true;   // the rows carry spreads (the spread table is shown)
+  double enough = 0;         // CapacityQuery::enough of every search (0: none)
   std::vector<CapacityRow> rows;
 };
 

@@ -120,11 +120,16 @@ Status check_cost(const RunCost& one, double runs, const std::string& runs_text)
 
 
 SearchEstimate estimate_capacity_search(const Profile& p, const RecorderConfig& base, int max_seeds,
-                                        bool spread_search, const ModelOptions& mo, CapacityTarget target) {
+                                        bool spread_search, const ModelOptions& mo, CapacityTarget target,
+                                        double enough) {
   double block = static_cast<double>(base.block_bytes ? base.block_bytes : base.buffer_bytes / 2);
   double rate = std::min(write_rate(p, std::max(block, 4096.0), Phase::Sustained, base.direct), stall_room_rate(p, base));
   RecorderConfig c = base;
   double per_ch = std::max(1.0, c.stream.bytes_per_second() / std::max<uint32_t>(1, c.stream.channels));
+  // The search tries nothing above what is enough.
+  if (enough > 0 && target == CapacityTarget::Channels) rate = std::min(rate, std::max(1.0, std::floor(enough)) * per_ch);
+  if (enough > 0 && target == CapacityTarget::SampleRate)
+    rate = std::min(rate, enough * static_cast<double>(c.stream.frame_bytes()));
   if (std::isfinite(rate) && rate > 0) c.stream.channels = static_cast<uint32_t>(std::clamp(rate / per_ch, 1.0, 1e6));
   SearchEstimate e;
   e.one = estimate_recording(p, c, mo);
@@ -167,20 +172,20 @@ double piloted_steps(const Profile& p, const RecorderConfig& c, const RunCost& o
 
 double capacity_command_seconds(const std::vector<const Profile*>& profiles, const RecorderConfig& base,
                                 int max_seeds, bool spread, const ModelOptions& mo, CapacityTarget target, bool pilot,
-                                double stop_above, bool* partial) {
+                                double stop_above, bool* partial, double enough) {
   if (partial) *partial = false;
   // Each profile's searches, priced with `one_steps` for its recording.
   auto cost = [&](const Profile& p, SearchEstimate& own) {
     double s = own.cpu_seconds();
     if (!spread) return s;
-    SearchEstimate sp = estimate_capacity_search(p, base, max_seeds, true, mo, target);
+    SearchEstimate sp = estimate_capacity_search(p, base, max_seeds, true, mo, target, enough);
     sp.one_steps = own.one_steps;  // the same recording: only the number of recordings differs
     return s + static_cast<double>(2 + 2 * ranged_params(p).size()) * sp.cpu_seconds();
   };
   std::vector<SearchEstimate> own;
   std::vector<std::pair<double, size_t>> order;  // plain cost, profile: dearest first
   for (size_t i = 0; i < profiles.size(); ++i) {
-    own.push_back(estimate_capacity_search(*profiles[i], base, max_seeds, false, mo, target));
+    own.push_back(estimate_capacity_search(*profiles[i], base, max_seeds, false, mo, target, enough));
     order.emplace_back(cost(*profiles[i], own.back()), i);
   }
   std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
@@ -197,26 +202,29 @@ double capacity_command_seconds(const std::vector<const Profile*>& profiles, con
 }
 
 Status check_capacity_cost(const std::vector<const Profile*>& profiles, const RecorderConfig& base, int max_seeds,
-                           bool spread, const ModelOptions& mo, CapacityTarget target) {
+                           bool spread, const ModelOptions& mo, CapacityTarget target, double enough) {
   double searches = 0;
   for (const Profile* p : profiles) {
-    SearchEstimate e = estimate_capacity_search(*p, base, max_seeds, false, mo, target);
+    SearchEstimate e = estimate_capacity_search(*p, base, max_seeds, false, mo, target, enough);
     if (Status st = check_cost(e.one); !st.ok()) return Status::error(fmt::format("profile '{}': {}", p->name, st.message()));
     searches += 1 + (spread ? static_cast<double>(2 + 2 * ranged_params(*p).size()) : 0);
   }
-  double seconds = capacity_command_seconds(profiles, base, max_seeds, spread, mo, target);
+  double seconds = capacity_command_seconds(profiles, base, max_seeds, spread, mo, target, false, INFINITY, nullptr,
+                                            enough);
   bool partial = false;  // the piloted sum stopped once over the limit: a lower bound
   if (!(seconds <= kMaxSeconds))
-    seconds = capacity_command_seconds(profiles, base, max_seeds, spread, mo, target, true, kMaxSeconds, &partial);
+    seconds = capacity_command_seconds(profiles, base, max_seeds, spread, mo, target, true, kMaxSeconds, &partial,
+                                       enough);
   if (!(seconds <= kMaxSeconds))
     return Status::error(fmt::format(
         "this search would take {} of CPU ({} profile(s), {:.0f} searches{}, up to {} seed(s) per candidate with "
         "random stalls); the limit is {}: give fewer profiles (a narrower glob), fewer --seeds, a shorter "
-        "--duration{}",
+        "--duration{}{}",
         seconds > 3.15e9 ? "longer than a century"
                          : (partial ? "more than about " : "about ") + format_duration(seconds),
         profiles.size(), searches,
         spread ? " with the spread's 2k + 2 per profile" : "", std::max(1, max_seeds), format_duration(kMaxSeconds),
+        target != CapacityTarget::Buffer && !(enough > 0) ? ", --enough (the most you need)" : "",
         spread ? ", or --no-spread (one search per profile)" : ""));
   return {};
 }

@@ -116,10 +116,11 @@ double piloted_steps(const Profile& p, const RecorderConfig& c, const RunCost& o
 
 // One search of `base` (the searched quantity aside) on `p` with seeds up to
 // `max_seeds` (the criterion's); `spread_search`: one of the spread's searches
-// (sim/capacity_spread.h).
+// (sim/capacity_spread.h). `enough`: CapacityQuery::enough (the search goes
+// no higher than that many channels or that sample rate; 0: no such limit).
 SearchEstimate estimate_capacity_search(const Profile& p, const RecorderConfig& base, int max_seeds,
                                         bool spread_search, const ModelOptions& mo = {},
-                                        CapacityTarget target = CapacityTarget::Channels);
+                                        CapacityTarget target = CapacityTarget::Channels, double enough = 0);
 
 // The estimate for the whole `capacity` command: a search per profile and,
 // with `spread`, the spread's 2k + 2 further searches per profile (k: the
@@ -132,7 +133,7 @@ SearchEstimate estimate_capacity_search(const Profile& p, const RecorderConfig& 
 double capacity_command_seconds(const std::vector<const Profile*>& profiles, const RecorderConfig& base, int max_seeds,
                                 bool spread, const ModelOptions& mo = {},
                                 CapacityTarget target = CapacityTarget::Channels, bool pilot = false,
-                                double stop_above = INFINITY, bool* partial = nullptr);
+                                double stop_above = INFINITY, bool* partial = nullptr, double enough = 0);
 
 // Refuses the command when that estimate is over the limit (or one recording
 // is), with the reason and the option to change. The plain estimate first;
@@ -140,7 +141,7 @@ double capacity_command_seconds(const std::vector<const Profile*>& profiles, con
 // stretches cost far less than every write priced: the 24 h buyer's table).
 Status check_capacity_cost(const std::vector<const Profile*>& profiles, const RecorderConfig& base, int max_seeds,
                            bool spread, const ModelOptions& mo = {},
-                           CapacityTarget target = CapacityTarget::Channels);
+                           CapacityTarget target = CapacityTarget::Channels, double enough = 0);
 
 // Human figure for a duration estimate: "about 3 h".
 std::string eta_text(double steps);

@@ -60,6 +60,31 @@ expect_bad_input "probe in a rate search" "--probe takes channel counts, for --f
 expect_bad_input "bad buffer" "--buffer" -- capacity -p usrp-2974 --buffer lots
 expect_bad_input "level out of range" "--max-overrun-probability '150%'" -- capacity -p usrp-2974 --max-overrun-probability 150%
 expect_bad_input "confidence out of range" "--confidence '0.3'" -- capacity -p usrp-2974 --confidence 0.3
+expect_bad_input "enough not a count" "--enough 'lots': with --find channels give a whole channel count" -- \
+  capacity -p usrp-2974 --enough lots
+expect_bad_input "enough of zero channels" "--enough '0': with --find channels" -- capacity -p usrp-2974 --enough 0
+expect_bad_input "enough of half a channel" "--enough '2.5'" -- capacity -p usrp-2974 --enough 2.5
+expect_bad_input "enough not a rate" "--enough '1MiB': with --find sample-rate give samples per second" -- \
+  capacity -p usrp-2974 --find sample-rate -c 2 --enough 1MiB
+expect_bad_input "enough not a buffer" "--enough 'big': with --find buffer give a buffer size" -- \
+  capacity -p usrp-2974 --find buffer -c 2 --enough big
+
+# --enough: the buyer's question (24 channels) on the SATA SSD, which records ~1,900:
+# the answer is a bound, said in the table and the JSON, from one recording per search.
+t=$("$STREAMDISK" capacity -p rpi4-bullseye+exfat-kernel+samsung-sata-ssd-laptop -r 48k -b 16 -f w64 -d 2h --enough 48) ||
+  fail "capacity --enough 48 failed"
+printf '%s\n' "$t" | grep -Eq 'samsung-sata-ssd-laptop +>= 48 +>= 48 .*not searched \(--enough\)' ||
+  fail "--enough 48: the answer should read '>= 48', not searched further: $t"
+printf '%s\n' "$t" | grep -q 'every end reaches --enough' || fail "--enough 48: the spread should say every end reaches it: $t"
+j=$("$STREAMDISK" capacity -p rpi4-bullseye+exfat-kernel+samsung-sata-ssd-laptop -r 48k -b 16 -f w64 -d 2h --enough 48 --json)
+printf '%s' "$j" | jq -e '.enough == 48 and .results[0].best == 48 and .results[0].reached_enough == true
+  and .results[0].spread.low == 48 and ([.results[0].candidates[].value] | max) == 48' >/dev/null ||
+  fail "--enough 48 JSON: $(printf '%s' "$j" | jq -c '{enough, r: .results[0] | {best, reached_enough, limited_by}}')"
+# Below what is enough, the answer is the plain one (the Ultra Fit's free space: 23).
+j=$("$STREAMDISK" capacity -p rpi4-bullseye+exfat-kernel+sandisk-ultrafit-16g -r 48k -b 16 -f w64 -d 2h --enough 48 --json)
+printf '%s' "$j" | jq -e '.results[0].best == 23 and .results[0].reached_enough == false
+  and .results[0].limited_by == "free space"' >/dev/null ||
+  fail "--enough above the answer changed it: $(printf '%s' "$j" | jq -c '.results[0] | {best, reached_enough, limited_by}')"
 "$STREAMDISK" capacity --help | grep -q "Examples:" || fail "--help has no examples"
 
 # Every --help example passes the cost check (sim/cost.h): a refusal comes at

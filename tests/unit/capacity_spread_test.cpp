@@ -267,3 +267,30 @@ TEST_CASE("capacity spread: failing seeds first give the same spread on fewer fu
                          << without_cost.runs << " runs, " << without_cost.simulated_s << " virtual s");
   CHECK(with_cost.simulated_s < 0.8 * without_cost.simulated_s);
 }
+
+TEST_CASE("capacity spread with --enough: an SSD that records more than enough at every end costs a run a search",
+          "[capacity][spread]") {
+  // Document 003's recording for 2 h on the Pi 4's kernel exFAT: the SATA SSD
+  // records about 1,900 channels; a buyer who needs 24 asks for 48 at most.
+  Profile p = sd_test::builtin_profile("rpi4-bullseye+exfat-kernel+samsung-sata-ssd-laptop");
+  std::vector<const Profile*> ptrs = {&p};
+  std::vector<CapacityQuery> qs = {document_003(120)};
+  qs[0].enough = 48;
+  auto nominal = find_capacities(ptrs, qs);
+  REQUIRE(nominal[0].ok());
+  CHECK(nominal[0]->best == 48);
+  CHECK(nominal[0]->reached_enough);
+  SpreadCost cost;
+  auto sp = capacity_spreads(ptrs, qs, &nominal, 0, {}, &cost);
+  REQUIRE(sp.ok());
+  const Spread& s = (*sp)[0];
+  CHECK(s.nominal == 48);
+  CHECK(s.low == 48);  // every end of every range records 48: none moves the answer below what is enough
+  CHECK(s.high == 48);
+  INFO(cost.searches << " searches, " << cost.runs << " runs, " << cost.simulated_s << " s simulated");
+  REQUIRE(cost.searches > 0);
+  // One 48-channel recording per search (a speculative neighbour, 47, would
+  // count in simulated_s: at most one a search).
+  CHECK(cost.runs == cost.searches);
+  CHECK(cost.simulated_s <= 2 * static_cast<double>(cost.searches) * 7200 + 1);
+}

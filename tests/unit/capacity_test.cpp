@@ -310,3 +310,75 @@ TEST_CASE("capacity: speculative candidates on several threads give the sequenti
     }
   }
 }
+
+TEST_CASE("capacity --enough: the search goes no further and an answer there says it is a bound", "[capacity]") {
+  // cRIO-9014, 32-bit at 51.2 kHz for 10 min: no random stalls, an exact answer.
+  Profile p = sd_test::builtin_profile("crio-9014");
+  CapacityQuery q;
+  q.base = recording(51200, 600);
+  q.base.stream.sample_bits = 32;
+  auto plain = find_capacity(p, q);
+  REQUIRE(plain.ok());
+  REQUIRE(plain->found);
+  REQUIRE(plain->best >= 4);
+  INFO("plain answer " << plain->best << " channels, " << plain->runs << " runs");
+  CHECK_FALSE(plain->reached_enough);
+
+  SECTION("channels: below the answer, the answer is the limit, marked, and nothing above it ran") {
+    q.enough = std::floor(plain->best / 2);
+    auto r = find_capacity(p, q);
+    REQUIRE(r.ok());
+    CHECK(r->best == q.enough);
+    CHECK(r->reached_enough);
+    CHECK(r->at_search_limit);
+    CHECK(r->limited_by == "not searched (--enough)");
+    for (const auto& c : r->candidates) CHECK(c.value <= q.enough);
+  }
+  SECTION("channels: above the answer, the plain answer and its reason") {
+    q.enough = plain->best + 1;
+    auto r = find_capacity(p, q);
+    REQUIRE(r.ok());
+    CHECK(r->best == plain->best);
+    CHECK_FALSE(r->reached_enough);
+    CHECK(r->limited_by == plain->limited_by);
+  }
+  SECTION("channels: the answer itself is enough: the next count is not tried") {
+    q.enough = plain->best;
+    auto r = find_capacity(p, q);
+    REQUIRE(r.ok());
+    CHECK(r->best == plain->best);
+    CHECK(r->reached_enough);
+    for (const auto& c : r->candidates) CHECK(c.value <= plain->best);
+  }
+  SECTION("sample rate and buffer: the limit bounds the answer from the side the search goes") {
+    q.base.stream.channels = 2;
+    q.target = CapacityTarget::SampleRate;
+    auto rate = find_capacity(p, q);
+    REQUIRE(rate.ok());
+    REQUIRE(rate->found);
+    q.enough = rate->best / 3;
+    auto capped = find_capacity(p, q);
+    REQUIRE(capped.ok());
+    CHECK(capped->best == Approx(q.enough));
+    CHECK(capped->reached_enough);
+    for (const auto& c : capped->candidates) CHECK(c.value <= q.enough * (1 + 1e-12));
+    q.enough = rate->best * 3;
+    auto above = find_capacity(p, q);
+    REQUIRE(above.ok());
+    CHECK_FALSE(above->reached_enough);
+    CHECK(above->best == Approx(rate->best).epsilon(0.02));
+
+    q.target = CapacityTarget::Buffer;
+    q.enough = 0;
+    auto buf = find_capacity(p, q);
+    REQUIRE(buf.ok());
+    REQUIRE(buf->found);
+    q.enough = buf->best * 4;  // a buffer this large is enough: smaller ones are not looked for
+    auto big = find_capacity(p, q);
+    REQUIRE(big.ok());
+    CHECK(big->reached_enough);
+    CHECK(big->best >= q.enough);
+    CHECK(big->best < q.enough + 8 * 2);  // rounded up to whole frames (2 channels x 4 bytes)
+    for (const auto& c : big->candidates) CHECK(c.value >= q.enough);
+  }
+}
