@@ -129,7 +129,7 @@ nlohmann::json capacity_json(const CapacityTable& t) {
   nlohmann::json results = nlohmann::json::array();
   for (const auto& row : t.rows) results.push_back(row_json(row));
   return {{"format", "streamdisk-capacity"},
-          {"format_version", 2},
+          {"format_version", 3},
           {"find", std::string(capacity_target_name(t.target))},
           {"criterion",
            {{"statement", criterion_text(crit, cfg.duration_s)},

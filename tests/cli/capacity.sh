@@ -16,7 +16,7 @@ printf '%s' "$j" | jq -e '.results[0].random_stalls == false and .results[0].max
   fail "a profile without stalls should rest on one exact run: $j"
 
 # The criterion is stated in the JSON, the human output and --help.
-printf '%s' "$j" | jq -e '.format_version == 2 and .criterion.max_overrun_probability == 0.05
+printf '%s' "$j" | jq -e '.format_version == 3 and .criterion.max_overrun_probability == 0.05
   and .criterion.confidence == 0.95 and (.criterion.statement | test("P\\(>=1 overrun in 30.0 min\\) < 5 %"))' \
   >/dev/null || fail "criterion missing from the JSON: $(printf '%s' "$j" | jq -c .criterion)"
 "$STREAMDISK" capacity --help | grep -q "P(>=1 overrun" || fail "--help does not state the criterion"
