@@ -180,7 +180,7 @@ Handler setup_capacity(CLI::App& sub) {
                "Skip the spread: by default each search is repeated with each estimated parameter at either end of "
                "its range, and the answer is reported as a range with the most likely value");
   sub.add_flag("--sort", a->sort, "Sort the profiles by the answer, best first (a buyer's table)");
-  sub.add_option("--enough", a->enough,
+  CLI::Option* enough_opt = sub.add_option("--enough", a->enough,
                  "What is enough: the search goes no further than this many channels (--find channels), this "
                  "sample rate (sample-rate) or this buffer (buffer: no smaller), and an answer there reads '>= 48' "
                  "('<= 64KiB'). A buyer who needs 24 channels asks --enough 48: an SSD then costs one 48-channel "
@@ -210,7 +210,9 @@ Handler setup_capacity(CLI::App& sub) {
       "between channel counts, seeds that overran in the other searches run first; docs/capacity.md).\n"
       "Requests estimated at over 10 min of CPU are refused (over that, a short pilot run of each profile's\n"
       "recording prices the writes the simulator steps over; docs/capacity.md, 'What a search costs').");
-  return [a] {
+  return [a, enough_opt] {
+    if (enough_opt->count() > 0 && a->enough.empty())
+      return bad_input("--enough needs a value: channels (48), a sample rate (96k) or a buffer size (64KiB)");
     auto target = capacity_target_from_name(a->find);
     if (!target) return bad_input(target.message());
     for (uint32_t c : a->probes)

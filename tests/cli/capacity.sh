@@ -62,6 +62,7 @@ expect_bad_input "level out of range" "--max-overrun-probability '150%'" -- capa
 expect_bad_input "confidence out of range" "--confidence '0.3'" -- capacity -p usrp-2974 --confidence 0.3
 expect_bad_input "enough not a count" "--enough 'lots': with --find channels give a whole channel count" -- \
   capacity -p usrp-2974 --enough lots
+expect_bad_input "enough empty" "--enough needs a value" -- capacity -p usrp-2974 --enough ''
 expect_bad_input "enough of zero channels" "--enough '0': with --find channels" -- capacity -p usrp-2974 --enough 0
 expect_bad_input "enough of half a channel" "--enough '2.5'" -- capacity -p usrp-2974 --enough 2.5
 expect_bad_input "enough not a rate" "--enough '1MiB': with --find sample-rate give samples per second" -- \
