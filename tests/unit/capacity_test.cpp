@@ -48,6 +48,14 @@ RecorderConfig recording(double rate, double seconds) {
   return c;
 }
 
+// The cRIO-9014 case: 32-bit at 51.2 kHz for 10 min, no random stalls (an exact answer).
+CapacityQuery crio_query() {
+  CapacityQuery q;
+  q.base = recording(51200, 600);
+  q.base.stream.sample_bits = 32;
+  return q;
+}
+
 double p_true(double megabytes, double interval_mb) { return 1 - std::exp(-megabytes / interval_mb); }
 
 void same(const CandidateStats& a, const CandidateStats& b) {
@@ -228,9 +236,7 @@ TEST_CASE("capacity criterion: the thread count does not change any result", "[c
 
 TEST_CASE("capacity criterion: a profile without random stalls needs one exact run per candidate", "[capacity]") {
   Profile p = sd_test::builtin_profile("crio-9014");
-  CapacityQuery q;
-  q.base = recording(51200, 600);
-  q.base.stream.sample_bits = 32;
+  CapacityQuery q = crio_query();
   auto r = find_capacity(p, q);
   REQUIRE(r.ok());
   CHECK_FALSE(r->stalls);
@@ -312,11 +318,8 @@ TEST_CASE("capacity: speculative candidates on several threads give the sequenti
 }
 
 TEST_CASE("capacity --enough: the search goes no further and an answer there says it is a bound", "[capacity]") {
-  // cRIO-9014, 32-bit at 51.2 kHz for 10 min: no random stalls, an exact answer.
   Profile p = sd_test::builtin_profile("crio-9014");
-  CapacityQuery q;
-  q.base = recording(51200, 600);
-  q.base.stream.sample_bits = 32;
+  CapacityQuery q = crio_query();
   auto plain = find_capacity(p, q);
   REQUIRE(plain.ok());
   REQUIRE(plain->found);
