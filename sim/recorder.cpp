@@ -28,7 +28,13 @@ uint64_t period_frames_of(const RecorderConfig& cfg) {
 // memory goes to the next one (a capacity search runs thousands of short
 // recordings on each thread; growing the list anew in each took a sixth of
 // an exfat-fuse stack's CPU, in copies).
+#ifdef __wasi__
+// WASI has no thread-exit destructors (__cxa_thread_atexit); its build (the
+// lesson page's model) runs one thread.
+std::vector<double> spare_steady_times;
+#else
 thread_local std::vector<double> spare_steady_times;
+#endif
 
 // One recording in progress. All times are clock times (seconds).
 class Run {
