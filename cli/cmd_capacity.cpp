@@ -79,33 +79,18 @@ Result<std::vector<Profile>> profiles_of(const CapArgs& a) {
 
 // --enough in the searched quantity's units: channels, samples/s or bytes (0: not given).
 Result<double> enough_of(const CapArgs& a, CapacityTarget target) {
-  using R = Result<double>;
   if (a.enough.empty()) return 0.0;
-  switch (target) {
-    case CapacityTarget::Channels: {
-      auto v = parse_count(a.enough);
-      if (!v || *v < 1 || *v > 100000 || std::floor(*v) != *v)
-        return R::error(fmt::format("--enough '{}': with --find channels give a whole channel count from 1 to "
-                                    "100000, such as 48",
-                                    a.enough));
-      return *v;
-    }
-    case CapacityTarget::SampleRate: {
-      auto v = parse_count(a.enough);
-      if (!v || !(*v >= 1) || *v > 1e11)
-        return R::error(fmt::format("--enough '{}': with --find sample-rate give samples per second, such as 96k "
-                                    "or 160M",
-                                    a.enough));
-      return *v;
-    }
-    case CapacityTarget::Buffer: {
-      auto v = parse_size(a.enough);
-      if (!v || !(*v >= 1))
-        return R::error(fmt::format("--enough '{}': with --find buffer give a buffer size, such as 64KiB", a.enough));
-      return *v;
-    }
-  }
-  return 0.0;
+  auto v = target == CapacityTarget::Buffer ? parse_size(a.enough) : parse_count(a.enough);
+  bool ok = v && *v >= 1;
+  if (ok && target == CapacityTarget::Channels) ok = *v <= 100000 && std::floor(*v) == *v;
+  if (ok && target == CapacityTarget::SampleRate) ok = *v <= 1e11;
+  if (ok) return *v;
+  const char* want = target == CapacityTarget::Channels
+                         ? "with --find channels give a whole channel count from 1 to 100000, such as 48"
+                     : target == CapacityTarget::SampleRate
+                         ? "with --find sample-rate give samples per second, such as 96k or 160M"
+                         : "with --find buffer give a buffer size, such as 64KiB";
+  return Result<double>::error(fmt::format("--enough '{}': {}", a.enough, want));
 }
 
 // Refuses a search that would take hours, before it starts (sim/cost.h).

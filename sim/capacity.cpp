@@ -435,6 +435,15 @@ std::vector<uint32_t> default_probes(const CapacityResult& r, const std::vector<
 
 }  // namespace
 
+double enough_limit(CapacityTarget t, double enough, double frame_bytes) {
+  switch (t) {
+    case CapacityTarget::Channels: return std::max(1.0, std::floor(enough));
+    case CapacityTarget::SampleRate: return enough;
+    case CapacityTarget::Buffer: return frame_bytes > 0 ? std::ceil(enough / frame_bytes) * frame_bytes : enough;
+  }
+  return enough;
+}
+
 bool has_stalls(const Profile& p) {
   for (Layer l : {Layer::Filesystem, Layer::Device}) {
     const LayerParams& lp = p.params(l);
@@ -482,7 +491,7 @@ Result<CapacityResult> find_capacity(const Profile& p, const CapacityQuery& q) {
     case CapacityTarget::Channels: {
       double per_ch = st.sample_rate * st.sample_bytes();
       double hi = q.max_channels;
-      if (q.enough > 0) hi = std::min(hi, std::max(1.0, std::floor(q.enough)));
+      if (q.enough > 0) hi = std::min(hi, enough_limit(q.target, q.enough, 0));
       // More payload than the free space cannot pass: never simulate it.
       bool space_bound = std::isfinite(space) && std::floor(space / (frames * st.sample_bytes())) < hi;
       if (space_bound) hi = std::max(1.0, std::floor(space / (frames * st.sample_bytes())));
@@ -520,7 +529,7 @@ Result<CapacityResult> find_capacity(const Profile& p, const CapacityQuery& q) {
     }
     case CapacityTarget::SampleRate: {
       double hi = 1e11;
-      if (q.enough > 0) hi = std::min(hi, q.enough);
+      if (q.enough > 0) hi = std::min(hi, enough_limit(q.target, q.enough, 0));
       bool space_bound = std::isfinite(space) && space / (cfg.duration_s * st.frame_bytes()) < hi;
       if (space_bound) hi = space / (cfg.duration_s * st.frame_bytes());
       auto cfg_of = [&](double r) {

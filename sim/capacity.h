@@ -157,6 +157,13 @@ struct CapacityResult {
   unsigned threads = 1;
 };
 
+// The value an answer at CapacityQuery::enough has, in the target's units:
+// whole channels (at least 1), the rate itself, a buffer of whole frames of
+// `frame_bytes` (the buffer search's answers are rounded up to them). The
+// search, its cost estimate and the tables that mark such an answer all take
+// the limit from here.
+double enough_limit(CapacityTarget t, double enough, double frame_bytes);
+
 // True if seeds matter: any layer has random stalls, or the host layer has
 // kernel timers whose phase each seed draws (HostCache).
 bool has_stalls(const Profile& p);

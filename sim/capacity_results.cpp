@@ -29,15 +29,9 @@ std::string best_text(CapacityTarget t, const CapacityResult& r) {
 // True if a spread's answer `v` is at the table's --enough (a bound, not a value).
 bool at_enough(const CapacityTable& t, double v) {
   if (!(t.enough > 0) || !(v > 0)) return false;
-  switch (t.target) {
-    case CapacityTarget::Channels: return v >= std::max(1.0, std::floor(t.enough));
-    case CapacityTarget::SampleRate: return v >= t.enough * (1 - 1e-9);
-    case CapacityTarget::Buffer: {
-      double fb = static_cast<double>(t.recording.stream.frame_bytes());
-      return fb > 0 && v <= std::ceil(t.enough / fb) * fb;
-    }
-  }
-  return false;
+  double limit = enough_limit(t.target, t.enough, static_cast<double>(t.recording.stream.frame_bytes()));
+  // The rate search stops within rounding of its limit; a buffer's limit is the small end.
+  return t.target == CapacityTarget::Buffer ? v <= limit : v >= limit * (1 - 1e-9);
 }
 
 std::string percent(double f) { return fmt::format("{:g} %", 100 * f); }

@@ -127,9 +127,9 @@ SearchEstimate estimate_capacity_search(const Profile& p, const RecorderConfig& 
   RecorderConfig c = base;
   double per_ch = std::max(1.0, c.stream.bytes_per_second() / std::max<uint32_t>(1, c.stream.channels));
   // The search tries nothing above what is enough.
-  if (enough > 0 && target == CapacityTarget::Channels) rate = std::min(rate, std::max(1.0, std::floor(enough)) * per_ch);
+  if (enough > 0 && target == CapacityTarget::Channels) rate = std::min(rate, enough_limit(target, enough, 0) * per_ch);
   if (enough > 0 && target == CapacityTarget::SampleRate)
-    rate = std::min(rate, enough * static_cast<double>(c.stream.frame_bytes()));
+    rate = std::min(rate, enough_limit(target, enough, 0) * static_cast<double>(c.stream.frame_bytes()));
   if (std::isfinite(rate) && rate > 0) c.stream.channels = static_cast<uint32_t>(std::clamp(rate / per_ch, 1.0, 1e6));
   SearchEstimate e;
   e.one = estimate_recording(p, c, mo);
