@@ -25,6 +25,15 @@ s30-ntfs:$b/rig_truth.s30/ntfs/traces:$b/rig_truth.s30/ntfs/char.toml
 s31-stalls-3:$b/rig_truth.s31/stalls-3/traces:$b/rig_truth.s31/stalls-3/char.toml
 s31-stalls-3-journal:$b/rig_truth.s31/stalls-3/traces:$b/rig_truth.s31/stalls-3/char.toml:5000
 s32-stalls-1:tests/rig/traces/stalls,$b/rig_truth.s32/stalls-1/traces:$b/rig_truth.s32/stalls-1/char.toml"
+# Session 34: every rig characterized once (ntfs and fuse twice: after-fix/).
+for r in ntfs stalls cliff hostcache fuse fusecache xfscache btrfsgc; do
+  sets="$sets
+s34-$r:$b/rig_truth.s34/traces-$r:$b/rig_truth.s34/predict-$r.toml"
+done
+for r in ntfs fuse; do
+  sets="$sets
+s34-$r-after:$b/rig_truth.s34/after-fix/traces-$r:$b/rig_truth.s34/after-fix/predict-$r.toml"
+done
 for line in $sets; do
   IFS=: read -r name dirs char journal <<<"$line"
   traces=() dev=()

@@ -388,6 +388,11 @@ void fit_stalls(const Sorted& s, bool in_fs, const Options& o, Calibration& c) {
   }
   StallModelFit sf = fit_stall_model(scans, known);
   c.stalls_behind_cache = sf.behind_cache;
+  if (sf.ok) {
+    std::vector<double> stops;
+    for (const auto& st : c.device_lengths.stops) stops.push_back(st.length_s);
+    if (c.device_lengths.measured) device_arrivals(sf, stops, c.device_lengths.busy_s, c.device_lengths.threshold_s);
+  }
   std::string layer = in_fs ? "filesystem." : "device.";
   c.notes.insert(c.notes.end(), sf.notes.begin(), sf.notes.end());
   if (!sf.ok) {
@@ -428,10 +433,16 @@ void fit_stalls(const Sorted& s, bool in_fs, const Options& o, Calibration& c) {
   }
   if (std::any_of(sf.pops.begin(), sf.pops.end(), [](const StallPopulation& p) { return p.period_ms > 0; }))
     out.add(layer + "stall_period_jitter", sf.jitter, sf.jitter_band, 0, sf.pauses,
-            sf.jitter_band > 0 ? "pause fit: coefficient of variation of the time between time-triggered pauses"
-                               : "pause fit: too few time-triggered pauses in one trace to see their regularity: "
+            sf.jitter_band > 0 ? "pause fit: coefficient of variation of the time between pauses"
+                               : "pause fit: too few pauses in one trace to see their regularity: "
                                  "assumed Poisson in time",
             from, rough || sf.jitter_band == 0);
+  if (std::any_of(sf.pops.begin(), sf.pops.end(), [](const StallPopulation& p) { return p.interval_mb > 0; }) &&
+      sf.jitter_band > 0)
+    out.add(layer + "stall_interval_jitter", sf.jitter, sf.jitter_band, 0, sf.pauses,
+            "pause fit: coefficient of variation of the time between pauses in traces written at a steady rate "
+            "(in proportion to the bytes between them)",
+            from, rough);
   // Too few pauses to tell their distribution (the notes say so, and the
   // values are marked estimates): no ranges. Intervals from three or four
   // pauses, at their corners together (a long median, a wide sigma, a short

@@ -172,7 +172,9 @@ struct StallPopulation {
 struct StallModelFit {
   bool ok = false;
   std::vector<StallPopulation> pops;  // 1 or 2
-  double jitter = 1, jitter_band = 0; // stall_period_jitter (time-triggered only)
+  // The regularity of the pauses' spacing (coefficient of variation: 0
+  // periodic, 1 Poisson): stall_period_jitter and stall_interval_jitter.
+  double jitter = 1, jitter_band = 0;
   std::string family;                 // "nearly fixed length", "log-normal", "two-population mixture"
   double ks = 0, ks_p = 0;            // goodness of fit of the durations
   size_t pauses = 0, traces = 0;
@@ -198,11 +200,17 @@ StallModelFit fit_stall_model(const std::vector<PauseScan>& scans, const KnownPl
 // The fit over every trace as given, without that check. With
 // `behind_cache` (the refit of pauses behind a cache, from flat-out traces):
 // lengths from the longer half of the pauses (a flat-out writer met the
-// shorter ones with part of the cache's headroom left) and, when every trace
-// wrote at about the same rate, arrivals per unit of time (else per byte).
+// shorter ones with part of the cache's headroom left) and arrivals per unit
+// of time (the device wrote at its own rate under every flat-out trace).
 // `paced_bounds`: a time-triggered population's lengths also from the pauses
 // paced writes met partway (else from the lengths measured whole alone).
 StallModelFit fit_stall_model_all(const std::vector<PauseScan>& scans, bool behind_cache = false,
                                   bool paced_bounds = true);
+// Behind a cache, the arrivals of a single time-triggered population counted
+// on the device itself: its stops (`stops_s`, lengths in seconds) of more
+// than half the fitted median per second it was busy (`busy_s`), where that
+// is clear of the device's own unevenness (`threshold_s` below it) and 5 or
+// more stops. Sets the period, adds a note; false (nothing changed) otherwise.
+bool device_arrivals(StallModelFit& sf, const std::vector<double>& stops_s, double busy_s, double threshold_s);
 
 }  // namespace sd::cal

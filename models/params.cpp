@@ -19,13 +19,17 @@ constexpr double kBig = 1e18;
 #define SD_STALL_ROWS(L, who)                                                                   \
   {L, "stall_interval_mb", Unit::MegaBytes, 0.0, 0, 1e9,                                        \
    "Mean MB written between byte-triggered " who " stalls (flash garbage collection, "           \
-   "allocation; Poisson in bytes): a slow writer meets them less often per second. 0 = none."},  \
+   "allocation; Poisson in bytes unless stall_interval_jitter says otherwise): a slow writer "   \
+   "meets them less often per second. 0 = none."},                                               \
   {L, "stall_period_ms", Unit::Milliseconds, 0.0, 0, 1e9,                                       \
    "Mean time between time-triggered " who " stalls (a journal commit, a periodic flush): a "     \
    "writer busy at that moment waits whatever its rate. 0 = none."},                             \
   {L, "stall_period_jitter", Unit::Fraction, 0.0, 0, 1,                                         \
    "Irregularity of time-triggered " who " stalls, both populations: 0 = strictly periodic "      \
    "(random phase), 1 = Poisson in time."},                                                      \
+  {L, "stall_interval_jitter", Unit::Fraction, 1.0, 0, 1,                                       \
+   "Irregularity of byte-triggered " who " stalls, both populations: 0 = one every "             \
+   "stall_interval_mb exactly (random phase), 1 = Poisson in bytes."},                           \
   {L, "stall_duration_ms", Unit::Milliseconds, 0.0, 0, 1e6,                                     \
    "Median length of one " who " stall (log-normal)."},                                         \
   {L, "stall_duration_sigma", Unit::Ratio, 0.0, 0, 3,                                           \

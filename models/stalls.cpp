@@ -8,7 +8,7 @@ namespace sd {
 
 StallProcess::StallProcess(const LayerParams& p, uint64_t seed) {
   const char* pre[2] = {"stall_", "stall2_"};
-  double jitter = p.get("stall_period_jitter");
+  double jitter = p.get("stall_period_jitter"), interval_jitter = p.get("stall_interval_jitter");
   for (int pop = 0; pop < 2; ++pop) {
     std::string k = pre[pop];
     double median = p.get(k + "duration_ms") * 1e-3, sigma = p.get(k + "duration_sigma");
@@ -16,7 +16,7 @@ StallProcess::StallProcess(const LayerParams& p, uint64_t seed) {
       Source& s = src_[static_cast<size_t>(pop * 2 + by_time)];
       s.by_time = by_time != 0;
       s.mean_gap = by_time ? p.get(k + "period_ms") * 1e-3 : p.get(k + "interval_mb") * 1e6;
-      s.jitter = jitter;
+      s.jitter = by_time ? jitter : interval_jitter;
       s.median_s = median, s.sigma = sigma;
       // Each source draws from a stream of its own.
       s.rng = SplitMix64::seeded(seed, static_cast<uint64_t>(pop * 2 + by_time));
@@ -24,6 +24,8 @@ StallProcess::StallProcess(const LayerParams& p, uint64_t seed) {
       if (s.by_time) {
         double first = s.mean_gap * s.rng.uniform();  // a random phase
         s.next = first, s.next_len = s.length();
+      } else if (s.jitter < 1) {
+        s.next = s.mean_gap * s.rng.uniform();  // a random phase
       } else {
         s.next = -std::log(s.rng.uniform()) * s.mean_gap;
       }
@@ -39,9 +41,12 @@ void StallProcess::update_flags() {
 
 double StallProcess::Source::length() { return median_s * (sigma > 0 ? std::exp(sigma * rng.normal()) : 1.0); }
 
+// Start to start (time) or end to next (bytes): (1 - j) of the mean gap is
+// regular, j of it exponential (j = 1: Poisson).
+double StallProcess::Source::gap() { return mean_gap * ((1 - jitter) + jitter * -std::log(rng.uniform())); }
+
 void StallProcess::Source::draw_time_pause() {
-  // Start to start: (1 - j) of the period is regular, j of it exponential.
-  next += mean_gap * ((1 - jitter) + jitter * -std::log(rng.uniform()));
+  next += gap();
   next_len = length();
 }
 
@@ -64,7 +69,7 @@ double StallProcess::delay_on(double start, double end, uint64_t bytes) {
       left -= s.next;
       stall += s.length();
       ++count_;
-      s.next = -std::log(s.rng.uniform()) * s.mean_gap;
+      s.next = s.gap();
     }
     s.next -= left;
   }

@@ -3,9 +3,10 @@
 // A layer has up to two populations of pauses (a two-population mixture:
 // short frequent ones and long rare ones); each population has a duration
 // distribution (log-normal: median, sigma; sigma 0 = a fixed length) and
-// arrivals per byte written (Poisson, mean `interval_mb` MB apart) and/or per
-// unit of time (every `period_ms`, from strictly periodic to Poisson in time
-// by `stall_period_jitter`). A byte-triggered pause lands inside the request
+// arrivals per byte written (mean `interval_mb` MB apart, from one every
+// interval exactly to Poisson in bytes by `stall_interval_jitter`, Poisson by
+// default) and/or per unit of time (every `period_ms`, from strictly periodic
+// to Poisson in time by `stall_period_jitter`). A byte-triggered pause lands inside the request
 // that writes the byte; a time-triggered pause delays whatever request is in
 // service (or arrives) while it lasts and goes unseen by an idle writer, so a
 // slow paced writer meets time-triggered pauses whatever its rate while
@@ -57,13 +58,14 @@ class StallProcess {
   struct Source {
     bool by_time = false;
     double mean_gap = 0;  // bytes (by_time false) or seconds between arrivals
-    double jitter = 1;    // time arrivals: 0 periodic .. 1 Poisson
+    double jitter = 1;    // 0 periodic .. 1 Poisson (in time or in bytes)
     double median_s = 0, sigma = 0;
     SplitMix64 rng{0};
     double next = 0;      // bytes until the next pause, or start time of the next pause
     double next_len = 0;  // length of the next time-triggered pause
     bool on() const { return mean_gap > 0 && median_s > 0; }
     double length();
+    double gap();  // the next arrival's distance: seconds or bytes
     double mean_excess(double c) const;  // E[max(0, L - c)] of the duration L
     void draw_time_pause();
   };

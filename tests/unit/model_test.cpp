@@ -2,6 +2,7 @@
 #include <set>
 #include <cerrno>
 #include <cmath>
+#include <numeric>
 
 #include <catch2/catch.hpp>
 
@@ -212,6 +213,45 @@ TEST_CASE("device: stalls repeat with the seed and average to their parameters",
   double sum = 0;
   for (uint64_t seed = 100; seed < 120; ++seed) sum += run(seed).first;
   CHECK(write_rate(p, 1e6, Phase::Sustained, true) == Approx(1e10 / (sum / 20)).epsilon(0.1));
+}
+
+TEST_CASE("device: byte-triggered stalls come as regularly as stall_interval_jitter says", "[model][stalls]") {
+  // 1 MB writes, a 100 ms stall every 10 MB on average: by default Poisson in
+  // bytes (the gaps spread like an exponential: CV 1, some within one write of
+  // the last), with stall_interval_jitter = 0 one every 10 writes exactly
+  // after a random phase, and 0.3 in between.
+  auto gaps = [](const char* jitter) {
+    Profile p = make(std::string("sustained_mbps = 1000\nstall_interval_mb = 10\nstall_duration_ms = 100\n") + jitter);
+    ModelDevice d(p, {.seed = 3});
+    d.submit({OpKind::Create, 1}, 0);
+    double t = 0;
+    std::vector<double> at;  // the write each stall fell in
+    uint64_t seen = 0;
+    for (uint64_t i = 0; i < 20000; ++i) {
+      t = write_time(d, 1, i * 1000000, 1000000, t);
+      for (uint64_t n = d.state(t).stalls; seen < n; ++seen) at.push_back(static_cast<double>(i));
+    }
+    std::vector<double> g;
+    for (size_t k = 1; k < at.size(); ++k) g.push_back(at[k] - at[k - 1]);
+    return g;
+  };
+  auto cv = [](const std::vector<double>& g) {
+    double m = std::accumulate(g.begin(), g.end(), 0.0) / static_cast<double>(g.size()), ss = 0;
+    for (double v : g) ss += (v - m) * (v - m);
+    return std::pair{m, std::sqrt(ss / static_cast<double>(g.size() - 1)) / m};
+  };
+  auto poisson = gaps(""), fixed = gaps("stall_interval_jitter = 0"), some = gaps("stall_interval_jitter = 0.3");
+  auto [pm, pcv] = cv(poisson);
+  auto [sm, scv] = cv(some);
+  INFO("Poisson: mean " << pm << " CV " << pcv << "; 0.3: mean " << sm << " CV " << scv);
+  // ~2000 stalls: a Poisson count's sd is 2.2 %, a 0.3-jitter one's about a third of it.
+  CHECK(pm == Approx(10).epsilon(0.09));
+  CHECK(pcv == Approx(1).epsilon(0.1));
+  CHECK(std::count(poisson.begin(), poisson.end(), 0.0) > 50);  // two stalls in one write
+  REQUIRE(fixed.size() > 1000);
+  CHECK(std::all_of(fixed.begin(), fixed.end(), [](double g) { return g == 10; }));
+  CHECK(sm == Approx(10).epsilon(0.04));
+  CHECK(scv == Approx(0.3).epsilon(0.15));
 }
 
 TEST_CASE("device: reads in parallel up to the queue depth, under the interface ceiling", "[model][reads]") {

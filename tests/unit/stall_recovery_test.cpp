@@ -416,6 +416,76 @@ TEST_CASE("pauses that paced writes never meet are the device's behind a cache, 
   CHECK(said);
 }
 
+TEST_CASE("behind a cache the writer's average rates do not decide how the device's pauses arrive", "[calibrate][stalls]") {
+  // ntfs-3g over a block device's page cache, the device pausing ~1.1 s
+  // every ~8 s: three flat-out traces whose writers averaged 11, 10 and
+  // 15.6 MB/s (the short one's first megabytes went into the cache), each
+  // of which kept the device busy at its own rate. Their counts cannot tell
+  // byte- from time-triggered pauses; weighed by the writers' averages they
+  // came out 47 % per byte and 53 % per time, both Poisson.
+  auto scan_of = [](const char* name, double mbps, double seconds, double first_s) {
+    PauseScan s;
+    s.name = name, s.bytes = mbps * 1e6 * seconds, s.seconds = seconds, s.writes = 1000;
+    int i = 0;
+    for (double at = first_s; at < seconds; at += 8 + 0.8 * (i % 3 - 1), ++i) {
+      Pause p{at, 1.1 * (1 + 0.1 * (i % 5 - 2) / 2), 0};
+      p.device = true;  // lengths the device showed whole
+      s.pauses.push_back(p);
+    }
+    return s;
+  };
+  std::vector<PauseScan> scans = {scan_of("cache.csv", 11, 104, 3), scan_of("buffered.csv", 10, 30, 5),
+                                  scan_of("blocksize.csv", 15.6, 22, 2)};
+  StallModelFit f = fit_stall_model_all(scans, /*behind_cache=*/true);
+  REQUIRE(f.ok);
+  REQUIRE(f.pops.size() == 1);
+  const StallPopulation& p = f.pops[0];
+  INFO("every " << p.interval_mb << " MB, every " << p.period_ms << " ms, jitter " << f.jitter << ", " << p.arrivals);
+  CHECK(p.interval_mb == 0);
+  CHECK(p.period_ms == Approx(8000).epsilon(0.15));
+  // Their spacing is regular, and the model keeps it so (0 periodic, 1 Poisson).
+  CHECK(f.jitter < 0.2);
+  bool said = false;
+  for (const auto& n : f.notes) said |= n.find("the device wrote at its own rate") != std::string::npos;
+  CHECK(said);
+  // Writers that were not behind a cache at those rates may still tell the triggers apart.
+  StallModelFit g = fit_stall_model_all(scans);
+  REQUIRE(g.ok);
+  for (const auto& n : g.notes) CHECK(n.find("the device wrote at its own rate") == std::string::npos);
+
+  // The device's own stops count them with its own exposure: 21 stops of
+  // ~1.1 s in 168 s busy is one every 8 s, where the writes met fewer (a
+  // cache's headroom hid some from them). Hiccups under half the median do
+  // not count; nor does a count when the device's own unevenness reaches
+  // half the median, or fewer than 5 stops.
+  f.pops[0].period_ms = 9800;
+  f.behind_cache = true;  // as fit_stall_model says of such a fit
+  std::vector<double> stops(21, 1.1);
+  stops.insert(stops.end(), {0.05, 0.2, 0.3});
+  StallModelFit unclear = f, few = f, two = f;
+  CHECK(device_arrivals(f, stops, 168, 0.03));
+  CHECK(f.pops[0].period_ms == Approx(8000));
+  CHECK(f.pops[0].period_band == Approx(8000 * 1.96 / std::sqrt(21.0)));
+  said = false;
+  for (const auto& n : f.notes) said |= n.find("arrivals from the device's own stops: 21 of more than") != std::string::npos;
+  CHECK(said);
+  CHECK_FALSE(device_arrivals(unclear, stops, 168, 0.6));
+  CHECK(unclear.pops[0].period_ms == 9800);
+  CHECK_FALSE(device_arrivals(few, {1.1, 1.1, 1.1, 1.1, 0.2}, 40, 0.03));
+  // Far more stops than the writes met (more than twice per second): the
+  // device's own unevenness among them; the writes' count stands, and a note says why.
+  StallModelFit starved = unclear;
+  CHECK_FALSE(device_arrivals(starved, std::vector<double>(80, 0.9), 144, 0.03));
+  CHECK(starved.pops[0].period_ms == 9800);
+  said = false;
+  for (const auto& n : starved.notes) said |= n.find("more than twice as frequent") != std::string::npos;
+  CHECK(said);
+  two.pops.push_back(two.pops[0]);
+  CHECK_FALSE(device_arrivals(two, stops, 168, 0.03));
+  StallModelFit in_call = g;
+  CHECK_FALSE(device_arrivals(in_call, stops, 168, 0.03));
+}
+
 // characterize on a loaded CI machine: six pauses of a device's fixed 400 ms
 // and one 41 ms scheduling hiccup. One log-normal through all seven has its
 // median at 289 ms and sigma 0.88 (a 90th percentile of 890 ms: long stalls
