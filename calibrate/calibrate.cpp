@@ -388,10 +388,10 @@ void fit_stalls(const Sorted& s, bool in_fs, const Options& o, Calibration& c) {
   }
   StallModelFit sf = fit_stall_model(scans, known);
   c.stalls_behind_cache = sf.behind_cache;
-  if (sf.ok) {
+  if (c.device_lengths.measured) {
     std::vector<double> stops;
     for (const auto& st : c.device_lengths.stops) stops.push_back(st.length_s);
-    if (c.device_lengths.measured) device_arrivals(sf, stops, c.device_lengths.busy_s, c.device_lengths.threshold_s);
+    device_arrivals(sf, stops, c.device_lengths.busy_s, c.device_lengths.threshold_s);
   }
   std::string layer = in_fs ? "filesystem." : "device.";
   c.notes.insert(c.notes.end(), sf.notes.begin(), sf.notes.end());
