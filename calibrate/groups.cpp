@@ -53,8 +53,12 @@ CleanWrites clean_writes(const std::vector<IoOp>& ops, bool smooth) {
   for (size_t i = 0; i < w.duration.size(); ++i) {
     if (!sw.slow[i]) continue;
     double excess = w.duration[i] - sw.expected[i];
-    if (i > 0 && sw.slow[i - 1]) w.stall_s.back() += excess;
-    else w.stall_s.push_back(excess);
+    if (i > 0 && sw.slow[i - 1]) {
+      w.stall_s.back() += excess;
+    } else {
+      w.stall_s.push_back(excess);
+      w.stall_at.push_back(i);
+    }
     w.duration[i] = sw.expected[i];
   }
   return w;
@@ -149,6 +153,8 @@ TimelineFit fit_timeline(const CleanWrites& w) {
   MeanBand s = mean_band(slow);
   f.ok = true;
   f.sustained_op_s = s.mean, f.sustained_op_band = s.band, f.sustained_points = s.n;
+  for (size_t k = 0; k < w.stall_at.size(); ++k)
+    if (size_t i = w.stall_at[k]; i < run && x[i] >= knot) f.sustained_pauses_s.push_back(w.stall_s[k]);
   f.r2 = (f.has_burst ? two : one).r2;
   if (!f.has_burst) return f;
   MeanBand b = mean_band(fast);

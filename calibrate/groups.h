@@ -37,6 +37,7 @@ struct CleanWrites {
   std::vector<double> duration;   // stall-free duration (s)
   std::vector<double> gap_before; // idle time before the op (s)
   std::vector<double> stall_s;    // excess of each pause (s; calibrate/pauses.h)
+  std::vector<size_t> stall_at;   // index of each pause's first op (in bytes/duration)
   double total_bytes = 0;
   int last_error = 0;
 };
@@ -67,6 +68,9 @@ struct TimelineFit {
   double burst_op_s = 0, burst_op_band = 0;          // mean time per op in each phase
   double sustained_op_s = 0, sustained_op_band = 0;
   size_t burst_points = 0, sustained_points = 0;
+  // The excess of each pause among the sustained writes (a device that makes
+  // up its pauses wrote faster right after each: calibrate.cpp, catch-up).
+  std::vector<double> sustained_pauses_s;
   double r2 = 0;
   // Recovery: bytes at burst speed after each idle gap, per second of gap.
   bool has_recovery = false, recovery_saturated = false;

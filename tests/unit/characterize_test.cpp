@@ -108,6 +108,16 @@ TEST_CASE("characterize measures what a device makes up of its pauses (catchup_m
   INFO("catchup_ms " << c->value << ", pause length fitted " << pause);
   CHECK(c->value > 50);
   CHECK(std::fabs(pause - c->value - 150) <= 40);
+  // The writes right after each pause carry what the device made up: counted
+  // as speed, they put the sustained rate up (here by about 1 %: 250 ms in
+  // each ~1.5 s between pauses, less what the pause's own write took back),
+  // and the model then makes the same time up again after each of its own
+  // pauses. The rate between pauses is the device's.
+  const FoundParam* rate = found(with, "device.sustained_mbps");
+  double truth = load_profile(kStack, base)->params(Layer::Device).get("sustained_mbps");
+  REQUIRE(rate != nullptr);
+  INFO("sustained_mbps " << rate->value << " for " << truth);
+  CHECK(std::fabs(rate->value / truth - 1) <= 0.01);
   CharacterizeReport without = run(0);
   const FoundParam* none = found(without, "device.catchup_ms");
   INFO("catchup_ms found without one: " << (none ? none->value : 0.0));
