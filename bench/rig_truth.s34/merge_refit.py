@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""characterize's profile with a refit's stall and catch-up keys in it, as a file.
+"""characterize's profile with a refit's stall and catch-up keys in it (and its sustained rate
+where that gave the catch-up back), as a file.
 
 bench/fit_capacity.sh sets a refit's keys on characterize's profile with --set for one
 capacity run; bench/rig_compare.py needs them in a profile file. Usage:
@@ -23,6 +24,8 @@ for line in open(refit):
         section = line.strip()
         continue
     m = re.match(r"(stall\w*|catchup_ms)\s*=", line)
+    # The sustained rate too where the refit gave the catch-up back (session 35).
+    m = m or re.match(r"(sustained_mbps)\s*=.*less the catch-up", line)
     if m and section:
         target = f"[{layer}.params]" if section == "[params]" else section
         keys.setdefault(target, {})[m.group(1)] = line if line.endswith("\n") else line + "\n"
