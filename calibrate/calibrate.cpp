@@ -502,9 +502,9 @@ void account_catchup(const TimelineStep& t, const SweepFit& sweep, const StallsS
   e->value *= busy / op, e->band *= busy / op;
   e->method = "sustained-write timeline, less the catch-up after its pauses";
   c.notes.push_back(fmt::format(
-      "sustained rate: the device made up {:.0f} ms of each of the {} pauses in {}'s sustained stretch (catch-up), "
-      "writing {:.2f} s of it faster than its rate; that time given back: {:.4g} MB/s, not {:.4g} (the model makes "
-      "each pause up itself)",
+      "sustained rate: the device made up {:.0f} ms of each of the {} pauses in {}'s sustained stretch "
+      "(catch-up; of a shorter pause, its length), writing {:.2f} s of it faster than its rate; that time given "
+      "back: {:.4g} MB/s, not {:.4g} (the model makes each pause up itself)",
       st.catchup_s * 1e3, f.sustained_pauses_s.size(), base_name(t.series->name), made_up, e->value, before));
 }
 
