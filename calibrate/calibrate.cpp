@@ -491,10 +491,9 @@ void account_catchup(const TimelineStep& t, const SweepFit& sweep, const StallsS
     return;
   double made_up = 0;
   for (double p : f.sustained_pauses_s) made_up += std::min(st.catchup_s, p);
-  auto e = std::find_if(c.params.begin(), c.params.end(), [](const Estimate& x) {
-    return x.key == "device.sustained_mbps" && x.method == "sustained-write timeline";
-  });
-  if (e == c.params.end() || made_up <= 0) return;
+  // With a timeline fit, fit_cache took the sustained rate from it.
+  Estimate* e = find_estimate(c, "device.sustained_mbps");
+  if (!e || made_up <= 0) return;
   double busy = f.sustained_op_s - Overhead(sweep).t0;
   double op = busy + made_up / static_cast<double>(f.sustained_points);
   if (busy <= 0 || op <= 0) return;
@@ -653,6 +652,12 @@ Status fill_from_base(const Options& o, Calibration& c) {
 }
 
 }  // namespace
+
+Estimate* find_estimate(Calibration& c, const std::string& key) {
+  for (auto& e : c.params)
+    if (e.key == key) return &e;
+  return nullptr;
+}
 
 Result<Calibration> calibrate(const Options& o) {
   Calibration c;

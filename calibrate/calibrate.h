@@ -95,4 +95,7 @@ Result<std::string> profile_toml(const Calibration& c, std::string_view writer);
 // What would inform `layer.key` (for "not fitted" lines).
 std::string sweep_for(Layer layer, std::string_view key);
 
+// The fitted value of `key` ("device.sustained_mbps") in `c`, or null.
+Estimate* find_estimate(Calibration& c, const std::string& key);
+
 }  // namespace sd::cal

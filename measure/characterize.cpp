@@ -285,12 +285,6 @@ std::string unit_of(const std::string& key) {
   return s ? std::string(unit_name(s->unit)) : "";
 }
 
-cal::Estimate* find_estimate(cal::Calibration& c, const std::string& key) {
-  for (auto& e : c.params)
-    if (e.key == key) return &e;
-  return nullptr;
-}
-
 void drop_estimate(cal::Calibration& c, const std::string& key) {
   std::erase_if(c.params, [&](const cal::Estimate& e) { return e.key == key; });
 }
@@ -304,7 +298,7 @@ void compare_device_pauses(CharacterizeReport& rep) {
   const auto& scan = rep.calibration.device_lengths;
   d.busy_gaps = scan.busy_gaps, d.busy_s = scan.busy_s, d.rate = scan.rate;
   for (const char* key : {"device.stall_duration_ms", "filesystem.stall_duration_ms"})
-    if (const auto* e = find_estimate(rep.calibration, key)) d.fit_median_s = e->value * 1e-3;
+    if (const auto* e = cal::find_estimate(rep.calibration, key)) d.fit_median_s = e->value * 1e-3;
   d.threshold_s = std::max(scan.threshold_s, d.fit_median_s / 2);
   for (const auto& s : scan.stops)
     if (s.length_s > d.threshold_s) d.lengths_s.push_back(s.length_s), d.at_s.push_back(s.at_s);
@@ -948,7 +942,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
     std::string out = "no pauses modelled";
     if ((1 - paused_share) / L > byte_pause_s) S = 1 / ((1 - paused_share) / L - byte_pause_s);
     if (S != L) out = fmt::format("the profile's pauses take {:.1f} % of the time", 100 * (1 - L / S));
-    auto* e = find_estimate(cal, "device.sustained_mbps");
+    auto* e = cal::find_estimate(cal, "device.sustained_mbps");
     std::string was = e ? fmt::format("{:.2f} MB/s", e->value) : "none";
     if (!e) {
       cal.params.push_back({"device.sustained_mbps", 0, 0, 0, 0, "", ""});
@@ -1010,7 +1004,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
     cal.params.push_back({"device.capacity_bytes", rep.total_bytes, 0, 0, 0, "statvfs of the filesystem", rep.target});
   else if (t.model && t.model->files().capacity() > 0)
     cal.params.push_back({"device.capacity_bytes", t.model->files().capacity(), 0, 0, 0, "the model's capacity", rep.target});
-  auto* dirty = find_estimate(cal, "host.dirty_limit_bytes");
+  auto* dirty = cal::find_estimate(cal, "host.dirty_limit_bytes");
   bool had_fit = dirty != nullptr;
   if (dirty && kernel.dirty_limit > 0) {
     // The kernel's settings say where it throttles; where the buffered
@@ -1036,7 +1030,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
     // was written less what the device can have taken meanwhile: at most its
     // burst rate, its sustained rate, or the rate the buffered writes ended
     // at (throttled to what the device took then).
-    auto* bm = find_estimate(cal, "device.burst_mbps");
+    auto* bm = cal::find_estimate(cal, "device.burst_mbps");
     double fastest = std::max({sustained, bm ? bm->value * 1e6 : 0.0, buffered_end_rate});
     double held = buffered_bytes - fastest * buffered_write_s;
     if (dirty->value < 0.7 * held) {
@@ -1096,7 +1090,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
       rep.notes.push_back("the block queue under the filesystem was not found in /sys: a journal commit is taken to "
                           "wait for one writeback chunk (host.writeback_queue_bytes)");
     }
-    dirty = find_estimate(cal, "host.dirty_limit_bytes");  // push_back moved it
+    dirty = cal::find_estimate(cal, "host.dirty_limit_bytes");  // push_back moved it
     // The model gives the device the whole limit, which it has after its own
     // writes only if nothing else on the machine wrote meanwhile.
     DirtyShare share = dev_dir.empty() ? DirtyShare{} : dirty_share(dev_dir);
@@ -1111,7 +1105,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
   if (rep.fs.userspace && dirty) {
     // "Direct" writes through a FUSE driver went through the page cache below
     // it: a burst the size of the dirty limit is that cache, not the device's.
-    auto* burst = find_estimate(cal, "device.burst_bytes");
+    auto* burst = cal::find_estimate(cal, "device.burst_bytes");
     if (burst && std::fabs(burst->value - dirty->value) < 0.3 * dirty->value) {
       cal.notes.push_back(fmt::format("the burst the 'direct' writes saw ({}) matches the host dirty limit ({}): "
                                       "it is the page cache below the FUSE driver, not a device cache; left out",
@@ -1124,7 +1118,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
   for (Layer l : cal.layers)
     for (const ParamSpec* s : params_of(l)) {
       std::string key = fmt::format("{}.{}", layer_name(l), s->key);
-      if (!find_estimate(cal, key)) cal.missing.push_back({key, cal::sweep_for(l, s->key)});
+      if (!cal::find_estimate(cal, key)) cal.missing.push_back({key, cal::sweep_for(l, s->key)});
     }
   auto toml = cal::profile_toml(cal, "characterize");
   if (!toml) return R::error(toml.message());
@@ -1143,8 +1137,8 @@ R run_characterize(const CharacterizeConfig& cfg) {
   for (const auto& n : cal.notes) rep.notes.push_back(n);
 
   // Whether the first burst looks like a full cache.
-  auto* burst = find_estimate(cal, "device.burst_bytes");
-  auto* recover = find_estimate(cal, "device.recover_mbps");
+  auto* burst = cal::find_estimate(cal, "device.burst_bytes");
+  auto* recover = cal::find_estimate(cal, "device.recover_mbps");
   if (!burst)
     rep.burst_verdict = "no write cache seen";
   else if (!recover || recover->value <= 0)
@@ -1152,7 +1146,7 @@ R run_characterize(const CharacterizeConfig& cfg) {
                                     "refilled the cache cannot be said",
                                     format_size(burst->value), rep.idle_quiet_s);
   else {
-    auto* quiet = find_estimate(cal, "device.recover_idle_ms");  // it starts to empty only after that
+    auto* quiet = cal::find_estimate(cal, "device.recover_idle_ms");  // it starts to empty only after that
     double needs = burst->value / (recover->value * 1e6) + (quiet ? quiet->value / 1e3 : 0);
     rep.burst_verdict =
         rep.idle_quiet_s >= needs
